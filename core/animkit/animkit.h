@@ -1,0 +1,432 @@
+/*
+ * animkit.h - the host API of libanimkit: documents, the codec registry,
+ * reading, writing and reporting.
+ *
+ * Contract rules (the same as for plugin.h):
+ *  - Every struct that a caller fills in starts with `struct_size`, set by the
+ *    caller to sizeof() as it was compiled. Structs only ever grow at the end;
+ *    the library reads a field only if it lies inside `struct_size`.
+ *  - Every struct the library hands out is owned by the library. Documents
+ *    are freed whole with ak_doc_free(); registries with ak_registry_free().
+ *  - There is no global mutable state. A registry, once ak_registry_open()
+ *    has returned, is read-only and may be shared by any number of threads;
+ *    a document may be used by one thread at a time.
+ *  - Enums are pinned to 32 bits.
+ */
+#ifndef ANIMKIT_H
+#define ANIMKIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define AK_API __attribute__((visibility("default")))
+#define AK_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define AK_API
+#define AK_PRINTF(f, a)
+#endif
+
+/* Library version as a string and as (major << 16 | minor << 8 | patch). */
+AK_API const char *ak_version(void);
+AK_API uint32_t ak_version_number(void);
+
+/* ------------------------------------------------------------------------
+ * Status codes. Each maps onto one sysexits.h exit code (ak_status_exit).
+ * ------------------------------------------------------------------------ */
+typedef enum ak_status {
+    AK_OK = 0,
+    AK_E_USAGE,       /* a bad argument from the caller            -> 64 */
+    AK_E_DATA,        /* malformed or inconsistent input bytes     -> 65 */
+    AK_E_UNSUPPORTED, /* valid input of a version/feature not handled -> 65 */
+    AK_E_NOFORMAT,    /* no plugin recognised the input            -> 65 */
+    AK_E_AMBIGUOUS,   /* two plugins tied for the best probe score -> 65 */
+    AK_E_LIMIT,       /* input would need more memory than allowed -> 65 */
+    AK_E_NOINPUT,     /* input file missing or unreadable          -> 66 */
+    AK_E_NOMEM,       /* the allocator failed                      -> 71 */
+    AK_E_CANTCREATE,  /* output cannot be created (or exists)      -> 73 */
+    AK_E_IO,          /* read or write error                       -> 74 */
+    AK_E_CONFIG,      /* configuration file error                  -> 78 */
+    AK_E_NOWRITE,     /* the chosen format cannot be written       -> 69 */
+    AK_STATUS_MAX_ = INT32_MAX
+} ak_status;
+
+AK_API const char *ak_status_name(ak_status status);
+/* The sysexits.h code that fits `status` (0 for AK_OK). */
+AK_API int ak_status_exit(ak_status status);
+
+/* ------------------------------------------------------------------------
+ * Messages and reports.
+ * ------------------------------------------------------------------------ */
+typedef enum ak_severity {
+    AK_NOTE = 0,
+    AK_WARNING = 1,
+    AK_ERROR = 2,
+    AK_SEVERITY_MAX_ = INT32_MAX
+} ak_severity;
+
+/* One diagnostic. All pointers are valid only during the callback. */
+typedef struct ak_message {
+    ak_severity severity;
+    ak_status status;   /* AK_OK for notes and warnings */
+    const char *file;   /* file the message is about, or NULL */
+    const char *plugin; /* plugin that raised it, or NULL for the core */
+    int64_t offset;     /* byte offset in `file`, or -1 */
+    const char *text;   /* the bare message, without file/plugin/offset */
+} ak_message;
+
+typedef void (*ak_message_fn)(void *user, const ak_message *msg);
+
+/*
+ * Where a call reports to. Zero-initialise it; set on_message to see
+ * warnings as they happen. After a failing call, `status`, `offset`,
+ * `plugin` and `text` describe the first error, and `message` holds the
+ * whole line "FILE: PLUGIN: TEXT (at byte OFFSET)".
+ */
+typedef struct ak_report {
+    ak_message_fn on_message;
+    void *user;
+    ak_status status;
+    int64_t offset;
+    char plugin[32];
+    char text[512];
+    char message[1024];
+    unsigned warnings; /* warnings raised since the report was zeroed */
+} ak_report;
+
+/* Formats a message as one line, the way the CLI prints it. */
+AK_API void ak_message_format(const ak_message *msg, char *buf, size_t size);
+
+/* ------------------------------------------------------------------------
+ * The document model. Structures are readable directly; change them only
+ * through the functions below (values in keys, names via setters).
+ * ------------------------------------------------------------------------ */
+typedef struct ak_doc ak_doc;
+typedef struct ak_clip ak_clip;
+typedef struct ak_track ak_track;
+
+/* Opaque bytes that a format stores and the model has no field for. */
+typedef enum ak_prop_type {
+    AK_PROP_BYTES = 0,
+    AK_PROP_INT = 1,
+    AK_PROP_FLOAT = 2,
+    AK_PROP_STRING = 3,
+    AK_PROP_TYPE_MAX_ = INT32_MAX
+} ak_prop_type;
+
+typedef struct ak_prop {
+    const char *key;
+    ak_prop_type type;
+    int64_t i;                 /* AK_PROP_INT */
+    double f;                  /* AK_PROP_FLOAT */
+    const unsigned char *data; /* AK_PROP_BYTES and AK_PROP_STRING (NUL-terminated) */
+    size_t size;               /* bytes in `data`, without the terminator */
+} ak_prop;
+
+typedef struct ak_props {
+    size_t count;
+    ak_prop *items;
+    size_t capacity_; /* private */
+} ak_props;
+
+typedef enum ak_channel_kind {
+    AK_ROTATION = 0,    /* v = quaternion x, y, z, w */
+    AK_TRANSLATION = 1, /* v = x, y, z (v[3] unused) */
+    AK_SCALE = 2,       /* v = x, y, z (v[3] unused) */
+    AK_VISIBILITY = 3,  /* v[0] = 0 hidden, 1 shown */
+    AK_CHANNELS = 4,
+    AK_CHANNEL_KIND_MAX_ = INT32_MAX
+} ak_channel_kind;
+
+AK_API const char *ak_channel_name(ak_channel_kind kind);
+
+/*
+ * One key. `time` is in seconds; `tick` is the format's own integer time
+ * (ticks, frames, milliseconds) when the clip's tick_rate is not 0.
+ *
+ * `raw` holds the bytes the format stored for this key. The core records a
+ * fingerprint of time, tick and v when the plugin attaches them
+ * (ak_key_set_raw); ak_key_changed() tells a writer whether the values have
+ * been edited since, so that untouched keys are re-emitted bit for bit.
+ */
+typedef struct ak_key {
+    double time;
+    int64_t tick;
+    double v[4];
+    const unsigned char *raw;
+    uint32_t raw_size;
+    uint32_t flags_;       /* private */
+    uint64_t fingerprint_; /* private */
+} ak_key;
+
+typedef struct ak_channel {
+    size_t count;
+    ak_key *keys; /* valid until the next key is added to this channel */
+    size_t capacity_; /* private */
+} ak_channel;
+
+struct ak_track {
+    const char *bone;     /* never NULL; "" when only a hash is known */
+    int32_t bone_id;      /* valid when has_bone_id */
+    int has_bone_id;
+    uint32_t bone_hash;   /* valid when has_bone_hash (e.g. CRC-32 of the name) */
+    int has_bone_hash;
+    double weight;        /* blend weight, 1.0 unless the format stores one */
+    ak_channel channel[AK_CHANNELS];
+    ak_props props;
+    ak_clip *clip;
+};
+
+typedef struct ak_event {
+    double time;      /* seconds */
+    const char *type; /* never NULL */
+    const char *info; /* never NULL */
+    ak_props props;
+} ak_event;
+
+struct ak_clip {
+    const char *name;   /* never NULL */
+    double duration;    /* seconds */
+    double frame_rate;  /* frames per second as stored, 0 = not stored */
+    double tick_rate;   /* native ticks per second of key ticks, 0 = none */
+    size_t track_count;
+    ak_track **tracks;
+    size_t event_count;
+    ak_event *events;   /* valid until the next event is added */
+    ak_props props;
+    ak_doc *doc;
+    size_t track_capacity_; /* private */
+    size_t event_capacity_; /* private */
+};
+
+struct ak_doc {
+    const char *format;  /* plugin that read it; "" for a document built by hand */
+    const char *variant; /* the format's variant, e.g. "ANP3"; "" if none */
+    size_t clip_count;
+    ak_clip **clips;
+    ak_props props;
+    struct ak_doc_private *private_; /* private */
+};
+
+/* A new empty document. Returns NULL when out of memory. */
+AK_API ak_doc *ak_doc_new(void);
+/* Frees the document and everything in it. NULL is allowed. */
+AK_API void ak_doc_free(ak_doc *doc);
+/* A deep copy; NULL when out of memory. Raw key bytes are copied too. */
+AK_API ak_doc *ak_doc_clone(const ak_doc *doc);
+
+AK_API ak_status ak_doc_set_format(ak_doc *doc, const char *format, const char *variant);
+
+/* Appends a clip; NULL when out of memory or over the allocation limit. */
+AK_API ak_clip *ak_clip_add(ak_doc *doc, const char *name);
+/* Removes and frees clip `index`; later clips move down one. */
+AK_API void ak_clip_remove(ak_doc *doc, size_t index);
+AK_API ak_status ak_clip_set_name(ak_clip *clip, const char *name);
+/* Case-insensitive lookup, first match in order wins (as the games do). */
+AK_API ak_clip *ak_doc_find_clip(const ak_doc *doc, const char *name);
+
+AK_API ak_track *ak_track_add(ak_clip *clip, const char *bone);
+AK_API ak_status ak_track_set_bone(ak_track *track, const char *bone);
+
+/* Makes room for `count` more keys in one channel. */
+AK_API ak_status ak_channel_reserve(ak_track *track, ak_channel_kind kind, size_t count);
+/* Appends a zeroed key (v = 0, 0, 0, 1 for rotations); NULL when out of memory. */
+AK_API ak_key *ak_key_add(ak_track *track, ak_channel_kind kind);
+/* Stores the format's bytes for this key and fingerprints its current
+ * time, tick and v. */
+AK_API ak_status ak_key_set_raw(ak_track *track, ak_key *key, const void *raw, size_t size);
+/* 1 if time, tick or v differ from when ak_key_set_raw was called, or if
+ * the key has no raw bytes; 0 if it is untouched. */
+AK_API int ak_key_changed(const ak_key *key);
+
+AK_API ak_event *ak_event_add(ak_clip *clip, double time, const char *type, const char *info);
+
+/* Properties: the `owner` is the document the props belong to. Setting an
+ * existing key replaces its value. */
+AK_API ak_status ak_prop_set_bytes(ak_doc *owner, ak_props *props, const char *key,
+                                   const void *data, size_t size);
+AK_API ak_status ak_prop_set_int(ak_doc *owner, ak_props *props, const char *key, int64_t value);
+AK_API ak_status ak_prop_set_float(ak_doc *owner, ak_props *props, const char *key, double value);
+AK_API ak_status ak_prop_set_string(ak_doc *owner, ak_props *props, const char *key,
+                                    const char *value);
+AK_API const ak_prop *ak_prop_get(const ak_props *props, const char *key);
+/* The int value of `key`, or `fallback` when absent or not an int. */
+AK_API int64_t ak_prop_int(const ak_props *props, const char *key, int64_t fallback);
+
+/* Counts over the whole document, for summaries. */
+typedef struct ak_doc_stats {
+    size_t clips, tracks, events;
+    size_t keys[AK_CHANNELS];
+    size_t hashes, hashes_named; /* tracks with a bone hash; how many also have a name */
+} ak_doc_stats;
+AK_API void ak_doc_stats_get(const ak_doc *doc, ak_doc_stats *stats);
+AK_API void ak_clip_stats_get(const ak_clip *clip, ak_doc_stats *stats);
+
+/* Structural checks of the model (ordered times, unit quaternions, finite
+ * values, duration covering the keys); each finding goes to `report` as a
+ * warning or an error. Returns the number of errors. */
+AK_API unsigned ak_doc_validate(const ak_doc *doc, const char *file, ak_report *report);
+
+/* JSON dump; the schema is documented in README.md. `clip` limits the
+ * output to the clips of that name (NULL = all). Returns AK_E_IO on a
+ * write error. */
+typedef enum ak_json_flags {
+    AK_JSON_RAW = 1,   /* add each key's stored bytes as hex ("raw") */
+    AK_JSON_TICKS = 2, /* add each key's native tick ("ticks") */
+    AK_JSON_FLAGS_MAX_ = INT32_MAX
+} ak_json_flags;
+AK_API ak_status ak_doc_write_json(const ak_doc *doc, const char *clip, unsigned flags, FILE *out);
+
+/* Fills unnamed tracks that carry a bone hash from a dictionary of names,
+ * hashing each name with CRC-32 (zlib's). Returns how many were named. */
+AK_API size_t ak_doc_name_bones(ak_doc *doc, const char *const *names, size_t count);
+/* CRC-32 as zlib computes it (reflected 0xEDB88320, inverted in and out). */
+AK_API uint32_t ak_crc32(const void *data, size_t size);
+
+/* ------------------------------------------------------------------------
+ * The registry of codecs.
+ * ------------------------------------------------------------------------ */
+typedef struct ak_registry ak_registry;
+typedef struct ak_codec ak_codec; /* defined in animkit/plugin.h */
+
+/* A replacement allocator for everything the registry and its documents
+ * allocate; used for fault injection and for hosts with their own heap. */
+typedef struct ak_allocator {
+    void *(*alloc)(void *user, size_t size);
+    void *(*realloc)(void *user, void *ptr, size_t size);
+    void (*free)(void *user, void *ptr);
+    void *user;
+} ak_allocator;
+
+typedef enum ak_registry_flags {
+    AK_REG_NO_PLUGINS = 1,  /* load nothing; the caller adds codecs itself */
+    AK_REG_NO_SEARCH = 2,   /* use only config_file, skip the search order */
+    AK_REG_FLAGS_MAX_ = INT32_MAX
+} ak_registry_flags;
+
+typedef struct ak_registry_config {
+    uint32_t struct_size;
+    uint32_t flags;          /* ak_registry_flags */
+    const char *config_file; /* explicit INI file (the CLI's --config), or NULL */
+    const ak_allocator *allocator; /* NULL = malloc */
+    ak_message_fn on_message; /* warnings while loading (refused plugins, unknown keys) */
+    void *user;
+    /* Colon-separated folders to use instead of the installed plugin
+     * directory wherever the config does not set plugin_dir (the CLI sets
+     * it when run from the build tree). NULL = the installed directory. */
+    const char *default_plugin_path;
+} ak_registry_config;
+
+/*
+ * Builds a registry: finds the config (config_file, $ANIMKIT_CONFIG,
+ * $XDG_CONFIG_HOME/animkit/animkit.ini or ~/.config/animkit/animkit.ini,
+ * SYSCONFDIR/animkit/animkit.ini, else every plugin in the plugin directory)
+ * and loads the plugins it names. Broken plugins are reported through
+ * on_message and skipped; only a broken config file is an error
+ * (AK_E_CONFIG). `config` may be NULL.
+ */
+AK_API ak_status ak_registry_open(const ak_registry_config *config, ak_registry **out,
+                                  ak_report *report);
+AK_API void ak_registry_free(ak_registry *reg);
+
+/* Adds a codec linked into the host (or a test). Not thread-safe: call
+ * before sharing the registry. `priority` breaks probe ties. */
+AK_API ak_status ak_registry_add_codec(ak_registry *reg, const ak_codec *codec, int priority,
+                                       ak_report *report);
+
+typedef struct ak_plugin_info {
+    const ak_codec *codec;
+    const char *path;   /* shared object, or "(built-in)" */
+    int priority;
+} ak_plugin_info;
+
+typedef struct ak_refused_plugin {
+    const char *name;   /* the config section's name, or the file name */
+    const char *path;
+    const char *reason;
+} ak_refused_plugin;
+
+AK_API size_t ak_registry_count(const ak_registry *reg);
+AK_API const ak_plugin_info *ak_registry_plugin(const ak_registry *reg, size_t index);
+AK_API const ak_plugin_info *ak_registry_find(const ak_registry *reg, const char *name);
+AK_API size_t ak_registry_refused_count(const ak_registry *reg);
+AK_API const ak_refused_plugin *ak_registry_refused(const ak_registry *reg, size_t index);
+/* The config file that was used, or NULL for the built-in default. */
+AK_API const char *ak_registry_config_path(const ak_registry *reg);
+/* The bone-name dictionary named by the config's `bone_names`, or NULL. */
+AK_API const char *ak_registry_bone_names(const ak_registry *reg);
+
+/* ------------------------------------------------------------------------
+ * Probing, reading and writing.
+ * ------------------------------------------------------------------------ */
+typedef struct ak_options {
+    uint32_t struct_size;
+    const char *format;    /* plugin name; NULL = probe (read) or by extension (write) */
+    const char *filename;  /* used in messages and for the extension */
+    const char *const *params; /* NULL-terminated "key=value" strings for the plugin */
+    size_t max_alloc;      /* read memory cap in bytes; 0 = the default (see below) */
+} ak_options;
+
+/* A read may allocate at most AK_READ_ALLOC_FACTOR times the input size
+ * plus AK_READ_ALLOC_BASE bytes for its document, unless max_alloc says
+ * otherwise. */
+#define AK_READ_ALLOC_FACTOR 256u
+#define AK_READ_ALLOC_BASE (64u * 1024u * 1024u)
+
+typedef struct ak_probe_result {
+    const ak_codec *codec; /* the winner, or NULL */
+    int score;
+    const ak_codec *runner_up; /* the other codec of a tie */
+} ak_probe_result;
+
+/* Asks every enabled codec; the highest score wins, a tie that the
+ * priorities do not break is AK_E_AMBIGUOUS, no score above 0 is
+ * AK_E_NOFORMAT. */
+AK_API ak_status ak_probe(const ak_registry *reg, const void *bytes, size_t size,
+                          const char *filename, ak_probe_result *result, ak_report *report);
+
+AK_API ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size,
+                         const ak_options *options, ak_doc **out, ak_report *report);
+/* Maps the file and reads it. */
+AK_API ak_status ak_read_file(const ak_registry *reg, const char *path, const ak_options *options,
+                              ak_doc **out, ak_report *report);
+
+/* Encodes `doc` into a new buffer freed with ak_buffer_free(). Before
+ * writing, everything the target cannot hold is reported as a warning. */
+AK_API ak_status ak_write(const ak_registry *reg, const ak_doc *doc, const ak_options *options,
+                          unsigned char **bytes, size_t *size, ak_report *report);
+AK_API void ak_buffer_free(const ak_registry *reg, unsigned char *bytes);
+
+typedef enum ak_write_flags {
+    AK_WRITE_OVERWRITE = 1, /* replace an existing file */
+    AK_WRITE_FLAGS_MAX_ = INT32_MAX
+} ak_write_flags;
+
+/* Encodes and writes atomically: a temporary file in the same folder,
+ * flushed, then renamed over `path`. On any failure `path` is untouched. */
+AK_API ak_status ak_write_file(const ak_registry *reg, const ak_doc *doc, const char *path,
+                               const ak_options *options, unsigned flags, ak_report *report);
+
+/* The atomic file write on its own. */
+AK_API ak_status ak_file_replace(const char *path, const void *bytes, size_t size, unsigned flags,
+                                 ak_report *report);
+
+/* Loads a whole file into memory (mmap when possible); free with
+ * ak_file_unmap(). */
+typedef struct ak_mapped_file {
+    const unsigned char *data;
+    size_t size;
+    int mapped_;   /* private */
+} ak_mapped_file;
+AK_API ak_status ak_file_map(const char *path, ak_mapped_file *file, ak_report *report);
+AK_API void ak_file_unmap(ak_mapped_file *file);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ANIMKIT_H */

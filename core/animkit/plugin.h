@@ -1,0 +1,178 @@
+/*
+ * plugin.h - the codec ABI: everything a format plugin needs and may use.
+ *
+ * A plugin is a shared object that exports one function,
+ *
+ *     const ak_codec *animkit_codec(void);
+ *
+ * returning a pointer to a static, constant descriptor. The core calls it
+ * once, checks the descriptor (ABI major equal to its own, minor not newer,
+ * struct_size large enough, a unique name) and refuses the plugin with one
+ * message otherwise. All strings in the descriptor must be static.
+ *
+ * Rules for plugins:
+ *  - Never print, exit, abort or keep global mutable state: every call may
+ *    run on many threads at once. Report through ak_fail() and ak_warn().
+ *  - Build documents only with the ak_* functions of animkit.h; the core
+ *    owns all document memory and counts it against the read's limit.
+ *  - Read input only through an ak_reader, which checks every length
+ *    against the bytes that remain. Check every count with ak_need_array()
+ *    before reserving or looping on it.
+ *  - Write output only into the ak_sink you are given.
+ *
+ * ABI history: 1.0 - first release.
+ */
+#ifndef ANIMKIT_PLUGIN_H
+#define ANIMKIT_PLUGIN_H
+
+#include "animkit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AK_ABI_MAJOR 1
+#define AK_ABI_MINOR 0
+
+/* Name of the entry symbol and its type. */
+#define AK_CODEC_ENTRY "animkit_codec"
+typedef const ak_codec *(*ak_codec_entry_fn)(void);
+
+/* Probe scores. */
+#define AK_PROBE_MAGIC 100     /* the format's magic bytes match */
+#define AK_PROBE_EXTENSION 25  /* the most an extension alone may claim */
+
+/* What a codec can hold; the core compares these with a document before a
+ * write and warns about everything the target must drop. */
+typedef enum ak_caps {
+    AK_CAP_MULTI_CLIP = 1 << 0,  /* more than one clip per file */
+    AK_CAP_TRANSLATION = 1 << 1,
+    AK_CAP_SCALE = 1 << 2,
+    AK_CAP_VISIBILITY = 1 << 3,
+    AK_CAP_EVENTS = 1 << 4,
+    AK_CAP_BONE_ID = 1 << 5,
+    AK_CAP_BONE_HASH = 1 << 6,
+    AK_CAP_WEIGHT = 1 << 7,      /* per-track blend weight */
+    AK_CAP_BONE_NAME = 1 << 8,   /* bones are stored by name */
+    AK_CAPS_MAX_ = INT32_MAX
+} ak_caps;
+
+typedef struct ak_job ak_job;   /* one read or write call (opaque) */
+typedef struct ak_sink ak_sink; /* growing output buffer (opaque) */
+
+/*
+ * The descriptor. Fields up to `write` form ABI 1.0; later minors append.
+ */
+struct ak_codec {
+    uint32_t abi_major;       /* AK_ABI_MAJOR as the plugin was built */
+    uint32_t abi_minor;       /* AK_ABI_MINOR as the plugin was built */
+    uint32_t struct_size;     /* sizeof(ak_codec) as the plugin was built */
+    uint32_t caps;            /* ak_caps bits */
+    const char *name;         /* unique, [a-z0-9_]+, e.g. "ifp" */
+    const char *version;      /* the plugin's own version, e.g. "1.2.0" */
+    const char *description;  /* one line for `animkit formats` */
+    const char *license;      /* SPDX identifier */
+    const char *extensions;   /* comma-separated, no dots: "anm,anim" */
+
+    /* How sure the plugin is that `bytes` (the whole input) is its format:
+     * 0 = not at all, AK_PROBE_MAGIC for a magic match, at most
+     * AK_PROBE_EXTENSION from the file name alone. `filename` may be NULL.
+     * Must be cheap and must not allocate. */
+    int (*probe)(const unsigned char *bytes, size_t size, const char *filename);
+
+    /* Decodes `bytes` into the empty document `doc`. Returns AK_OK, or the
+     * status given to ak_fail(). NULL = the codec cannot read. On failure
+     * the core frees the document. */
+    ak_status (*read)(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc);
+
+    /* Encodes `doc` into `out`. NULL = the codec cannot write. Anything the
+     * format cannot hold that the generic caps do not cover is reported
+     * with ak_warn(). */
+    ak_status (*write)(ak_job *job, const ak_doc *doc, ak_sink *out);
+};
+
+/* ------------------------------------------------------------------------
+ * Jobs: reporting and parameters.
+ * ------------------------------------------------------------------------ */
+
+/* Records an error at byte `offset` (-1 for none) and returns `status`, so
+ * a plugin can `return ak_fail(job, AK_E_DATA, off, "...")`. Only the first
+ * error of a job is kept. */
+AK_API ak_status ak_fail(ak_job *job, ak_status status, int64_t offset, const char *fmt, ...)
+    AK_PRINTF(4, 5);
+/* A warning at `offset` (-1 for none). */
+AK_API void ak_warn(ak_job *job, int64_t offset, const char *fmt, ...) AK_PRINTF(3, 4);
+/* The value of a "key=value" parameter, or NULL. */
+AK_API const char *ak_job_param(const ak_job *job, const char *key);
+/* A numeric parameter, or `fallback` when absent; a malformed value fails
+ * the job and returns `fallback`. */
+AK_API double ak_job_param_number(ak_job *job, const char *key, double fallback);
+AK_API const char *ak_job_filename(const ak_job *job);
+/* 1 once the job has failed (ak_fail, an allocation over the limit...). */
+AK_API int ak_job_failed(const ak_job *job);
+
+/* ------------------------------------------------------------------------
+ * Bounds-checked little-endian reading. Every accessor checks the bytes
+ * that remain; the first overrun fails the job with the offset and what was
+ * being read, and from then on every accessor returns 0 without moving.
+ * ------------------------------------------------------------------------ */
+typedef struct ak_reader {
+    const unsigned char *data; /* the whole input */
+    size_t size;               /* end of this reader's window */
+    size_t pos;                /* absolute offset into `data` */
+    ak_job *job;
+    int failed;
+} ak_reader;
+
+AK_API void ak_reader_init(ak_reader *r, ak_job *job, const unsigned char *data, size_t size);
+AK_API size_t ak_remaining(const ak_reader *r);
+/* 1 if `n` more bytes exist; else fails the job naming `what`. */
+AK_API int ak_need(ak_reader *r, size_t n, const char *what);
+/* 1 if `count` elements of at least `min_size` bytes each can still follow;
+ * else fails the job naming `what` and the count. Call it before any
+ * allocation or loop sized by a count from the file. */
+AK_API int ak_need_array(ak_reader *r, uint64_t count, size_t min_size, const char *what);
+AK_API int ak_skip(ak_reader *r, size_t n, const char *what);
+AK_API int ak_seek(ak_reader *r, size_t pos, const char *what);
+/* A reader over the next `n` bytes; the parent moves past them. */
+AK_API ak_reader ak_sub(ak_reader *r, size_t n, const char *what);
+
+AK_API uint8_t ak_u8(ak_reader *r);
+AK_API uint16_t ak_u16(ak_reader *r);
+AK_API uint32_t ak_u32(ak_reader *r);
+AK_API uint64_t ak_u64(ak_reader *r);
+AK_API int16_t ak_i16(ak_reader *r);
+AK_API int32_t ak_i32(ak_reader *r);
+AK_API float ak_f32(ak_reader *r);
+/* A pointer to the next `n` bytes (NULL on overrun). */
+AK_API const unsigned char *ak_bytes(ak_reader *r, size_t n, const char *what);
+
+/* Unchecked little-endian loads from memory already bounds-checked. */
+AK_API uint16_t ak_load_u16(const unsigned char *p);
+AK_API uint32_t ak_load_u32(const unsigned char *p);
+AK_API float ak_bits_f32(uint32_t bits);
+AK_API uint32_t ak_f32_bits(float value);
+
+/* ------------------------------------------------------------------------
+ * Output. Allocation failures are sticky: check ak_sink_failed() (or the
+ * return of the last ak_put) before returning AK_OK.
+ * ------------------------------------------------------------------------ */
+AK_API int ak_put(ak_sink *s, const void *data, size_t size);
+AK_API int ak_put_zeros(ak_sink *s, size_t size);
+AK_API int ak_put_u8(ak_sink *s, uint8_t v);
+AK_API int ak_put_u16(ak_sink *s, uint16_t v);
+AK_API int ak_put_u32(ak_sink *s, uint32_t v);
+AK_API int ak_put_u64(ak_sink *s, uint64_t v);
+AK_API int ak_put_i16(ak_sink *s, int16_t v);
+AK_API int ak_put_i32(ak_sink *s, int32_t v);
+AK_API int ak_put_f32(ak_sink *s, float v);
+/* Bytes written so far: the offset of the next byte. */
+AK_API size_t ak_sink_size(const ak_sink *s);
+/* Overwrites 4 bytes already written at `offset` (for sizes known late). */
+AK_API int ak_sink_patch_u32(ak_sink *s, size_t offset, uint32_t v);
+AK_API int ak_sink_failed(const ak_sink *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ANIMKIT_PLUGIN_H */

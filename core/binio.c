@@ -1,0 +1,259 @@
+/* binio.c - bounds-checked little-endian reading and the growing output
+ * sink, shared by every plugin so that no plugin parses bytes by hand. */
+#include "internal.h"
+
+#include <string.h>
+
+uint16_t ak_load_u16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+
+uint32_t ak_load_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+float ak_bits_f32(uint32_t bits)
+{
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+uint32_t ak_f32_bits(float value)
+{
+    uint32_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    return bits;
+}
+
+void ak_reader_init(ak_reader *r, ak_job *job, const unsigned char *data, size_t size)
+{
+    r->data = data;
+    r->size = size;
+    r->pos = 0;
+    r->job = job;
+    r->failed = 0;
+}
+
+size_t ak_remaining(const ak_reader *r) { return r->failed || r->pos > r->size ? 0 : r->size - r->pos; }
+
+static int overrun(ak_reader *r, size_t n, const char *what)
+{
+    if (!r->failed && r->job)
+        ak_fail(r->job, AK_E_DATA, (int64_t)r->pos,
+                "truncated %s: %zu bytes needed, %zu left before the end of %s",
+                what ? what : "data", n, ak_remaining(r),
+                r->size == 0 || r->job == NULL ? "the input" : "its enclosing block");
+    r->failed = 1;
+    return 0;
+}
+
+int ak_need(ak_reader *r, size_t n, const char *what)
+{
+    if (r->failed)
+        return 0;
+    if (n > ak_remaining(r))
+        return overrun(r, n, what);
+    return 1;
+}
+
+int ak_need_array(ak_reader *r, uint64_t count, size_t min_size, const char *what)
+{
+    if (r->failed)
+        return 0;
+    uint64_t left = ak_remaining(r);
+    if (min_size == 0)
+        min_size = 1;
+    if (count > left / min_size) {
+        if (r->job)
+            ak_fail(r->job, AK_E_DATA, (int64_t)r->pos,
+                    "count of %s is %llu, but %llu elements of %zu bytes cannot fit in the %llu bytes left",
+                    what ? what : "elements", (unsigned long long)count,
+                    (unsigned long long)count, min_size, (unsigned long long)left);
+        r->failed = 1;
+        return 0;
+    }
+    return 1;
+}
+
+int ak_skip(ak_reader *r, size_t n, const char *what)
+{
+    if (!ak_need(r, n, what))
+        return 0;
+    r->pos += n;
+    return 1;
+}
+
+int ak_seek(ak_reader *r, size_t pos, const char *what)
+{
+    if (r->failed)
+        return 0;
+    if (pos > r->size) {
+        if (r->job)
+            ak_fail(r->job, AK_E_DATA, (int64_t)r->pos,
+                    "%s points to offset %zu, past the end (%zu)", what ? what : "offset", pos, r->size);
+        r->failed = 1;
+        return 0;
+    }
+    r->pos = pos;
+    return 1;
+}
+
+ak_reader ak_sub(ak_reader *r, size_t n, const char *what)
+{
+    ak_reader sub = *r;
+    if (!ak_need(r, n, what)) {
+        sub.failed = 1;
+        return sub;
+    }
+    sub.size = r->pos + n;
+    r->pos += n;
+    return sub;
+}
+
+const unsigned char *ak_bytes(ak_reader *r, size_t n, const char *what)
+{
+    if (!ak_need(r, n, what))
+        return NULL;
+    const unsigned char *p = r->data + r->pos;
+    r->pos += n;
+    return p;
+}
+
+uint8_t ak_u8(ak_reader *r)
+{
+    const unsigned char *p = ak_bytes(r, 1, "byte");
+    return p ? p[0] : 0;
+}
+
+uint16_t ak_u16(ak_reader *r)
+{
+    const unsigned char *p = ak_bytes(r, 2, "16-bit value");
+    return p ? ak_load_u16(p) : 0;
+}
+
+uint32_t ak_u32(ak_reader *r)
+{
+    const unsigned char *p = ak_bytes(r, 4, "32-bit value");
+    return p ? ak_load_u32(p) : 0;
+}
+
+uint64_t ak_u64(ak_reader *r)
+{
+    const unsigned char *p = ak_bytes(r, 8, "64-bit value");
+    return p ? (uint64_t)ak_load_u32(p) | (uint64_t)ak_load_u32(p + 4) << 32 : 0;
+}
+
+int16_t ak_i16(ak_reader *r) { return (int16_t)ak_u16(r); }
+int32_t ak_i32(ak_reader *r) { return (int32_t)ak_u32(r); }
+float ak_f32(ak_reader *r) { return ak_bits_f32(ak_u32(r)); }
+
+/* ---- sink ---- */
+
+void ak_sink_init(ak_sink *s, const ak_allocator *allocator)
+{
+    memset(s, 0, sizeof *s);
+    s->allocator = allocator ? allocator : &ak_default_allocator;
+}
+
+static int sink_reserve(ak_sink *s, size_t more)
+{
+    if (s->failed)
+        return 0;
+    if (more <= s->capacity - s->size)
+        return 1;
+    size_t cap = s->capacity ? s->capacity : 4096;
+    while (cap - s->size < more) {
+        if (cap > SIZE_MAX / 2) {
+            s->failed = 1;
+            return 0;
+        }
+        cap *= 2;
+    }
+    unsigned char *p = s->allocator->realloc(s->allocator->user, s->data, cap);
+    if (!p) {
+        s->failed = 1;
+        return 0;
+    }
+    s->data = p;
+    s->capacity = cap;
+    return 1;
+}
+
+int ak_put(ak_sink *s, const void *data, size_t size)
+{
+    if (!sink_reserve(s, size))
+        return 0;
+    if (size)
+        memcpy(s->data + s->size, data, size);
+    s->size += size;
+    return 1;
+}
+
+int ak_put_zeros(ak_sink *s, size_t size)
+{
+    if (!sink_reserve(s, size))
+        return 0;
+    memset(s->data + s->size, 0, size);
+    s->size += size;
+    return 1;
+}
+
+int ak_put_u8(ak_sink *s, uint8_t v) { return ak_put(s, &v, 1); }
+
+int ak_put_u16(ak_sink *s, uint16_t v)
+{
+    unsigned char b[2] = { (unsigned char)v, (unsigned char)(v >> 8) };
+    return ak_put(s, b, 2);
+}
+
+static void store_u32(unsigned char *b, uint32_t v)
+{
+    b[0] = (unsigned char)v;
+    b[1] = (unsigned char)(v >> 8);
+    b[2] = (unsigned char)(v >> 16);
+    b[3] = (unsigned char)(v >> 24);
+}
+
+int ak_put_u32(ak_sink *s, uint32_t v)
+{
+    unsigned char b[4];
+    store_u32(b, v);
+    return ak_put(s, b, 4);
+}
+
+int ak_put_u64(ak_sink *s, uint64_t v)
+{
+    return ak_put_u32(s, (uint32_t)v) && ak_put_u32(s, (uint32_t)(v >> 32));
+}
+
+int ak_put_i16(ak_sink *s, int16_t v) { return ak_put_u16(s, (uint16_t)v); }
+int ak_put_i32(ak_sink *s, int32_t v) { return ak_put_u32(s, (uint32_t)v); }
+int ak_put_f32(ak_sink *s, float v) { return ak_put_u32(s, ak_f32_bits(v)); }
+
+size_t ak_sink_size(const ak_sink *s) { return s->size; }
+int ak_sink_failed(const ak_sink *s) { return s->failed; }
+
+int ak_sink_patch_u32(ak_sink *s, size_t offset, uint32_t v)
+{
+    if (s->failed || offset > s->size || s->size - offset < 4)
+        return 0;
+    store_u32(s->data + offset, v);
+    return 1;
+}
+
+unsigned char *ak_sink_take(ak_sink *s, size_t *size)
+{
+    unsigned char *p = s->data;
+    *size = s->size;
+    s->data = NULL;
+    s->size = s->capacity = 0;
+    return p;
+}
+
+void ak_sink_release(ak_sink *s)
+{
+    if (s->data)
+        s->allocator->free(s->allocator->user, s->data);
+    s->data = NULL;
+    s->size = s->capacity = 0;
+}

@@ -1,0 +1,282 @@
+/* codec.c - picking a codec (probe scores, priorities, extensions) and
+ * running its read and write under a job. */
+#include "registry.h"
+
+#include <string.h>
+
+static int clamp_score(int s) { return s < 0 ? 0 : s > 100 ? 100 : s; }
+
+static int score_of(const ak_codec *c, const unsigned char *bytes, size_t size, const char *filename)
+{
+    if (c->probe)
+        return clamp_score(c->probe(bytes, size, filename));
+    return ak_codec_has_extension(c, ak_path_extension(filename)) ? AK_PROBE_EXTENSION : 0;
+}
+
+ak_status ak_probe(const ak_registry *reg, const void *bytes, size_t size, const char *filename,
+                   ak_probe_result *result, ak_report *report)
+{
+    memset(result, 0, sizeof *result);
+    const ak_plugin_info *best = NULL, *tied = NULL;
+    for (size_t i = 0; i < reg->count; i++) {
+        const ak_plugin_info *p = &reg->plugins[i];
+        if (!p->codec->read)
+            continue;
+        int s = score_of(p->codec, bytes, size, filename);
+        if (s == 0)
+            continue;
+        if (!best || s > result->score || (s == result->score && p->priority > best->priority)) {
+            best = p;
+            tied = NULL;
+            result->score = s;
+        } else if (s == result->score && p->priority == best->priority) {
+            tied = p;
+        }
+    }
+    if (!best) {
+        ak_report_emit(report, AK_ERROR, AK_E_NOFORMAT, filename, NULL, -1,
+                       "no plugin recognises this file (%zu plugins asked)", reg->count);
+        return AK_E_NOFORMAT;
+    }
+    result->codec = best->codec;
+    if (tied) {
+        result->runner_up = tied->codec;
+        ak_report_emit(report, AK_ERROR, AK_E_AMBIGUOUS, filename, NULL, -1,
+                       "ambiguous format: plugins '%s' and '%s' both score %d; choose one with --format "
+                       "or give one a higher priority in the config",
+                       best->codec->name, tied->codec->name, result->score);
+        return AK_E_AMBIGUOUS;
+    }
+    return AK_OK;
+}
+
+static const ak_codec *codec_named(const ak_registry *reg, const char *name, const char *file,
+                                   ak_report *report)
+{
+    const ak_plugin_info *p = ak_registry_find(reg, name);
+    if (!p)
+        ak_report_emit(report, AK_ERROR, AK_E_USAGE, file, NULL, -1, "no plugin named '%s' is loaded", name);
+    return p ? p->codec : NULL;
+}
+
+static const char *opt_format(const ak_options *o) { return o ? o->format : NULL; }
+static const char *opt_filename(const ak_options *o) { return o ? o->filename : NULL; }
+static const char *const *opt_params(const ak_options *o) { return o ? o->params : NULL; }
+
+static size_t read_limit(const ak_options *o, size_t size)
+{
+    if (o && o->struct_size >= offsetof(ak_options, max_alloc) + sizeof o->max_alloc && o->max_alloc)
+        return o->max_alloc;
+    if (size > (SIZE_MAX - AK_READ_ALLOC_BASE) / AK_READ_ALLOC_FACTOR)
+        return SIZE_MAX;
+    return size * AK_READ_ALLOC_FACTOR + AK_READ_ALLOC_BASE;
+}
+
+ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size, const ak_options *options,
+                  ak_doc **out, ak_report *report)
+{
+    *out = NULL;
+    const char *file = opt_filename(options);
+    const ak_codec *codec;
+    if (opt_format(options)) {
+        codec = codec_named(reg, opt_format(options), file, report);
+        if (!codec)
+            return AK_E_USAGE;
+    } else {
+        ak_probe_result pr;
+        ak_status st = ak_probe(reg, bytes, size, file, &pr, report);
+        if (st != AK_OK)
+            return st;
+        codec = pr.codec;
+    }
+    if (!codec->read) {
+        ak_report_emit(report, AK_ERROR, AK_E_UNSUPPORTED, file, codec->name, -1, "this plugin cannot read");
+        return AK_E_UNSUPPORTED;
+    }
+    ak_job job;
+    ak_job_init(&job, codec, file, opt_params(options), report);
+    ak_doc *doc = ak_doc_new_with(&reg->allocator, 0);
+    if (!doc) {
+        ak_report_emit(report, AK_ERROR, AK_E_NOMEM, file, NULL, -1, "out of memory");
+        return AK_E_NOMEM;
+    }
+    ak_doc_attach_job(doc, &job, read_limit(options, size));
+    ak_status st = codec->read(&job, bytes, size, doc);
+    if (st == AK_OK && job.failed)
+        st = job.status;
+    if (st != AK_OK) {
+        if (!job.failed)
+            ak_fail(&job, st, -1, "read failed (%s)", ak_status_name(st));
+        ak_doc_free(doc);
+        return st;
+    }
+    ak_doc_attach_job(doc, NULL, 0);
+    if (ak_doc_set_format(doc, codec->name, doc->variant) != AK_OK) {
+        ak_doc_free(doc);
+        ak_report_emit(report, AK_ERROR, AK_E_NOMEM, file, NULL, -1, "out of memory");
+        return AK_E_NOMEM;
+    }
+    *out = doc;
+    return AK_OK;
+}
+
+/* The codec a write goes to: named, else by the file's extension. */
+static const ak_codec *write_target(const ak_registry *reg, const ak_doc *doc, const ak_options *o,
+                                    ak_report *report)
+{
+    const char *file = opt_filename(o);
+    if (opt_format(o))
+        return codec_named(reg, opt_format(o), file, report);
+    const char *ext = ak_path_extension(file);
+    const ak_plugin_info *best = NULL;
+    for (size_t i = 0; i < reg->count; i++) {
+        const ak_plugin_info *p = &reg->plugins[i];
+        if (ak_codec_has_extension(p->codec, ext) && (!best || p->priority > best->priority ||
+                                                      (p->codec->write && !best->codec->write)))
+            best = p;
+    }
+    if (best)
+        return best->codec;
+    if (!file && doc->format[0])
+        return codec_named(reg, doc->format, file, report);
+    ak_report_emit(report, AK_ERROR, AK_E_USAGE, file, NULL, -1,
+                   "cannot tell the output format from the name '%s'; name one with --to",
+                   file ? file : "");
+    return NULL;
+}
+
+static void warn_loss(ak_report *report, const char *file, const ak_codec *c, const char *fmt, size_t n,
+                      const char *what)
+{
+    ak_report_emit(report, AK_WARNING, AK_OK, file, c->name, -1, fmt, n, what, c->name);
+}
+
+/* Everything the target codec's caps say it cannot hold. */
+static void report_losses(const ak_doc *doc, const ak_codec *c, const char *file, ak_report *report)
+{
+    ak_doc_stats s;
+    ak_doc_stats_get(doc, &s);
+    size_t ids = 0, weights = 0, nameless = 0;
+    for (size_t i = 0; i < doc->clip_count; i++)
+        for (size_t t = 0; t < doc->clips[i]->track_count; t++) {
+            const ak_track *tr = doc->clips[i]->tracks[t];
+            ids += tr->has_bone_id;
+            weights += tr->weight != 1.0;
+            nameless += !tr->bone[0];
+        }
+    const char *fmt = "%zu %s will be dropped: %s cannot store them";
+    if (s.keys[AK_TRANSLATION] && !(c->caps & AK_CAP_TRANSLATION))
+        warn_loss(report, file, c, fmt, s.keys[AK_TRANSLATION], "translation keys");
+    if (s.keys[AK_SCALE] && !(c->caps & AK_CAP_SCALE))
+        warn_loss(report, file, c, fmt, s.keys[AK_SCALE], "scale keys");
+    if (s.keys[AK_VISIBILITY] && !(c->caps & AK_CAP_VISIBILITY))
+        warn_loss(report, file, c, fmt, s.keys[AK_VISIBILITY], "visibility keys");
+    if (s.events && !(c->caps & AK_CAP_EVENTS))
+        warn_loss(report, file, c, fmt, s.events, "events");
+    if (ids && !(c->caps & AK_CAP_BONE_ID))
+        warn_loss(report, file, c, fmt, ids, "bone ids");
+    if (weights && !(c->caps & AK_CAP_WEIGHT))
+        warn_loss(report, file, c, fmt, weights, "track weights other than 1");
+    if (s.hashes && !(c->caps & AK_CAP_BONE_HASH))
+        warn_loss(report, file, c, fmt, s.hashes, "bone hashes");
+    if (nameless && (c->caps & AK_CAP_BONE_NAME) && !(c->caps & AK_CAP_BONE_HASH))
+        warn_loss(report, file, c, "%zu %s have no bone name and will be written with an empty one (%s)",
+                  nameless, "tracks");
+    if (doc->format[0] && strcmp(doc->format, c->name) != 0)
+        ak_report_emit(report, AK_WARNING, AK_OK, file, c->name, -1,
+                       "data specific to the %s format (header fields, stored key bits) is not carried into %s",
+                       doc->format, c->name);
+}
+
+ak_status ak_write(const ak_registry *reg, const ak_doc *doc, const ak_options *options,
+                   unsigned char **bytes, size_t *size, ak_report *report)
+{
+    *bytes = NULL;
+    *size = 0;
+    const char *file = opt_filename(options);
+    const ak_codec *codec = write_target(reg, doc, options, report);
+    if (!codec)
+        return AK_E_USAGE;
+    if (!codec->write) {
+        ak_report_emit(report, AK_ERROR, AK_E_NOWRITE, file, codec->name, -1, "this plugin cannot write");
+        return AK_E_NOWRITE;
+    }
+    if (doc->clip_count != 1 && !(codec->caps & AK_CAP_MULTI_CLIP)) {
+        ak_report_emit(report, AK_ERROR, AK_E_USAGE, file, codec->name, -1,
+                       "this format holds exactly one clip, the document has %zu; pick one with --clip",
+                       doc->clip_count);
+        return AK_E_USAGE;
+    }
+    report_losses(doc, codec, file, report);
+    ak_job job;
+    ak_job_init(&job, codec, file, opt_params(options), report);
+    ak_sink sink;
+    ak_sink_init(&sink, &reg->allocator);
+    ak_status st = codec->write(&job, doc, &sink);
+    if (st == AK_OK && job.failed)
+        st = job.status;
+    if (st == AK_OK && sink.failed)
+        st = ak_fail(&job, AK_E_NOMEM, -1, "out of memory while encoding");
+    if (st != AK_OK) {
+        if (!job.failed)
+            ak_fail(&job, st, -1, "write failed (%s)", ak_status_name(st));
+        ak_sink_release(&sink);
+        return st;
+    }
+    *bytes = ak_sink_take(&sink, size);
+    if (!*bytes) {
+        /* An empty output still gets a buffer so that success means non-NULL. */
+        *bytes = reg->allocator.alloc(reg->allocator.user, 1);
+        if (!*bytes)
+            return ak_fail(&job, AK_E_NOMEM, -1, "out of memory");
+    }
+    return AK_OK;
+}
+
+void ak_buffer_free(const ak_registry *reg, unsigned char *bytes)
+{
+    if (bytes)
+        reg->allocator.free(reg->allocator.user, bytes);
+}
+
+ak_status ak_read_file(const ak_registry *reg, const char *path, const ak_options *options, ak_doc **out,
+                       ak_report *report)
+{
+    *out = NULL;
+    ak_mapped_file f;
+    ak_status st = ak_file_map(path, &f, report);
+    if (st != AK_OK)
+        return st;
+    ak_options o = { sizeof o, NULL, path, NULL, 0 };
+    if (options) {
+        size_t n = options->struct_size < sizeof o ? options->struct_size : sizeof o;
+        memcpy(&o, options, n);
+        o.struct_size = sizeof o;
+        if (!o.filename)
+            o.filename = path;
+    }
+    st = ak_read(reg, f.data, f.size, &o, out, report);
+    ak_file_unmap(&f);
+    return st;
+}
+
+ak_status ak_write_file(const ak_registry *reg, const ak_doc *doc, const char *path, const ak_options *options,
+                        unsigned flags, ak_report *report)
+{
+    ak_options o = { sizeof o, NULL, path, NULL, 0 };
+    if (options) {
+        size_t n = options->struct_size < sizeof o ? options->struct_size : sizeof o;
+        memcpy(&o, options, n);
+        o.struct_size = sizeof o;
+        if (!o.filename)
+            o.filename = path;
+    }
+    unsigned char *bytes;
+    size_t size;
+    ak_status st = ak_write(reg, doc, &o, &bytes, &size, report);
+    if (st != AK_OK)
+        return st;
+    st = ak_file_replace(path, bytes, size, flags, report);
+    ak_buffer_free(reg, bytes);
+    return st;
+}

@@ -1,0 +1,80 @@
+/* internal.h - what the core's files share; not installed. */
+#ifndef ANIMKIT_INTERNAL_H
+#define ANIMKIT_INTERNAL_H
+
+#include "animkit/plugin.h"
+
+#include <stdarg.h>
+
+/* How a document gets its memory, and how much it may still take. */
+typedef struct ak_heap {
+    ak_allocator allocator;
+    size_t limit;   /* 0 = unlimited */
+    size_t used;
+    ak_job *job;    /* the read being performed, told when the limit is hit */
+} ak_heap;
+
+struct ak_doc_private {
+    ak_heap heap;
+    struct ak_arena_block *arena;
+};
+
+struct ak_job {
+    const ak_codec *codec;
+    const char *filename;
+    const char *const *params;
+    ak_report *report;
+    ak_status status;
+    int failed;
+};
+
+struct ak_sink {
+    const ak_allocator *allocator;
+    unsigned char *data;
+    size_t size, capacity;
+    int failed;
+};
+
+/* The allocator that wraps malloc. */
+extern const ak_allocator ak_default_allocator;
+
+void *ak_heap_alloc(ak_heap *heap, size_t size);
+void *ak_heap_realloc(ak_heap *heap, void *ptr, size_t old_size, size_t new_size);
+void ak_heap_free(ak_heap *heap, void *ptr, size_t size);
+
+/* A document whose memory comes from `allocator` and is capped at `limit`. */
+ak_doc *ak_doc_new_with(const ak_allocator *allocator, size_t limit);
+void ak_doc_attach_job(ak_doc *doc, ak_job *job, size_t limit);
+
+void ak_job_init(ak_job *job, const ak_codec *codec, const char *filename,
+                 const char *const *params, ak_report *report);
+/* Sends a message to a report: fills the error fields for errors, counts
+ * warnings, calls the callback. */
+void ak_report_emit(ak_report *report, ak_severity severity, ak_status status, const char *file,
+                    const char *plugin, int64_t offset, const char *fmt, ...) AK_PRINTF(7, 8);
+void ak_report_emitv(ak_report *report, ak_severity severity, ak_status status, const char *file,
+                     const char *plugin, int64_t offset, const char *fmt, va_list ap);
+
+void ak_sink_init(ak_sink *sink, const ak_allocator *allocator);
+/* Hands the buffer to the caller (reset the sink). */
+unsigned char *ak_sink_take(ak_sink *sink, size_t *size);
+void ak_sink_release(ak_sink *sink);
+
+const ak_allocator *ak_registry_allocator(const ak_registry *reg);
+int ak_str_ieq(const char *a, const char *b);
+/* The extension of a path without the dot, or "" */
+const char *ak_path_extension(const char *path);
+int ak_codec_has_extension(const ak_codec *codec, const char *ext);
+
+/* File-system calls the atomic writer makes, replaceable by tests to
+ * inject disk-full, short-write and rename failures. */
+typedef struct ak_file_ops {
+    long (*write)(int fd, const void *buf, size_t n);
+    int (*fsync)(int fd);
+    int (*rename)(const char *from, const char *to);
+} ak_file_ops;
+extern const ak_file_ops ak_posix_file_ops;
+ak_status ak_file_replace_with(const ak_file_ops *ops, const char *path, const void *bytes,
+                               size_t size, unsigned flags, ak_report *report);
+
+#endif

@@ -1,0 +1,1 @@
+# plugins/ani: (placeholder until the plugin lands)

@@ -1,0 +1,1 @@
+# plugins/anm: (placeholder until the plugin lands)

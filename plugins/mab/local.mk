@@ -1,0 +1,1 @@
+# plugins/mab: (placeholder until the plugin lands)

@@ -1,0 +1,101 @@
+/* testutil.c - helpers shared by the test programs. */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *ak_test_corpus(const char *relative, char *buf, size_t size)
+{
+    const char *dir = getenv("AK_CORPUS");
+    if (!dir || !*dir)
+        return NULL;
+    int n = snprintf(buf, size, "%s/%s", dir, relative);
+    struct stat st;
+    if (n < 0 || (size_t)n >= size || stat(buf, &st) != 0)
+        return NULL;
+    return buf;
+}
+
+void ak_test_skip(const char *why)
+{
+    printf("SKIP: %s\n", why);
+    fflush(stdout);
+}
+
+unsigned char *ak_test_slurp(const char *path, size_t *size)
+{
+    FILE *fp = fopen(path, "rb");
+    ck_assert_msg(fp != NULL, "cannot open %s", path);
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
+    ck_assert(buf != NULL);
+    ck_assert(fread(buf, 1, (size_t)n, fp) == (size_t)n);
+    fclose(fp);
+    *size = (size_t)n;
+    return buf;
+}
+
+ak_registry *ak_test_registry(const ak_codec *const *codecs)
+{
+    ak_registry_config cfg = { sizeof cfg, AK_REG_NO_PLUGINS, NULL, NULL, NULL, NULL, NULL };
+    ak_registry *reg = NULL;
+    ak_report rep = { 0 };
+    ck_assert_int_eq(ak_registry_open(&cfg, &reg, &rep), AK_OK);
+    for (; codecs && *codecs; codecs++)
+        ck_assert_int_eq(ak_registry_add_codec(reg, *codecs, 0, &rep), AK_OK);
+    return reg;
+}
+
+ak_status ak_test_try_read(const ak_registry *reg, const unsigned char *bytes, size_t size, const char *name,
+                           ak_doc **doc, ak_report *report)
+{
+    ak_options o = { sizeof o, NULL, name, NULL, 0 };
+    return ak_read(reg, bytes, size, &o, doc, report);
+}
+
+ak_doc *ak_test_read(const ak_registry *reg, const unsigned char *bytes, size_t size, const char *name)
+{
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    ak_status st = ak_test_try_read(reg, bytes, size, name, &doc, &rep);
+    ck_assert_msg(st == AK_OK, "reading %s failed: %s", name, rep.message);
+    return doc;
+}
+
+unsigned char *ak_test_write(const ak_registry *reg, const ak_doc *doc, const char *format, size_t *size)
+{
+    ak_report rep = { 0 };
+    ak_options o = { sizeof o, format, NULL, NULL, 0 };
+    unsigned char *out = NULL;
+    ak_status st = ak_write(reg, doc, &o, &out, size, &rep);
+    ck_assert_msg(st == AK_OK, "writing %s failed: %s", format, rep.message);
+    return out;
+}
+
+int ak_test_same_bytes(const unsigned char *a, size_t na, const unsigned char *b, size_t nb, const char *what)
+{
+    size_t n = na < nb ? na : nb;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i]) {
+            printf("%s: first difference at byte %zu (0x%zx): %02x vs %02x\n", what, i, i, a[i], b[i]);
+            return 0;
+        }
+    if (na != nb) {
+        printf("%s: sizes differ: %zu vs %zu\n", what, na, nb);
+        return 0;
+    }
+    return 1;
+}
+
+int ak_test_run(Suite *suite)
+{
+    SRunner *sr = srunner_create(suite);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

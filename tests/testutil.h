@@ -1,0 +1,30 @@
+/* testutil.h - what every test program shares: finding the corpus and the
+ * build, reading files, running codecs without a config. */
+#ifndef ANIMKIT_TESTUTIL_H
+#define ANIMKIT_TESTUTIL_H
+
+#include <animkit/plugin.h>
+#include <check.h>
+
+/* Path of a corpus file ("ifp/vice.ifp"), or NULL when the corpus is not
+ * beside the project; the caller then skips with ak_test_skip(). */
+const char *ak_test_corpus(const char *relative, char *buf, size_t size);
+/* Prints "SKIP: why" once per reason, so the log says what was not run. */
+void ak_test_skip(const char *why);
+/* The whole file, malloc'd; fails the test when it cannot be read. */
+unsigned char *ak_test_slurp(const char *path, size_t *size);
+/* A registry holding exactly these codecs (NULL-terminated). */
+ak_registry *ak_test_registry(const ak_codec *const *codecs);
+/* Reads bytes with the given codec; fails the test with the report on error. */
+ak_doc *ak_test_read(const ak_registry *reg, const unsigned char *bytes, size_t size, const char *name);
+/* Like ak_read but returns the status and leaves the report to the caller. */
+ak_status ak_test_try_read(const ak_registry *reg, const unsigned char *bytes, size_t size, const char *name,
+                           ak_doc **doc, ak_report *report);
+/* Writes with the codec `format`; fails the test on error. */
+unsigned char *ak_test_write(const ak_registry *reg, const ak_doc *doc, const char *format, size_t *size);
+/* 1 when a and b are equal; else prints where they first differ. */
+int ak_test_same_bytes(const unsigned char *a, size_t na, const unsigned char *b, size_t nb, const char *what);
+/* Runs the suite and returns the exit status for main(). */
+int ak_test_run(Suite *suite);
+
+#endif
