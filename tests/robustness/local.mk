@@ -1,0 +1,1 @@
+# tests/robustness: placeholder until the fault-injection suite lands
