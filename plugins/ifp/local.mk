@@ -2,7 +2,8 @@
 # library so that tests and fuzzers link the same objects as the module;
 # entry.c, which exports animkit_codec(), goes into the module alone.
 noinst_LTLIBRARIES += plugins/ifp/libifp-impl.la
-plugins_ifp_libifp_impl_la_SOURCES = plugins/ifp/plugin.c
+plugins_ifp_libifp_impl_la_SOURCES = plugins/ifp/ifp.h plugins/ifp/plugin.c \
+	plugins/ifp/common.c plugins/ifp/read.c plugins/ifp/write.c
 plugin_LTLIBRARIES += plugins/ifp/ifp.la
 plugins_ifp_ifp_la_SOURCES = plugins/ifp/entry.c
 plugins_ifp_ifp_la_LIBADD = plugins/ifp/libifp-impl.la libanimkit.la

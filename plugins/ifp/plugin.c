@@ -1,7 +1,35 @@
-/* placeholder codec to prove the build template */
+/* plugin.c - the ifp codec descriptor and its probe. */
 #include "ifp.h"
+
 #include <string.h>
-static int probe(const unsigned char *b, size_t n, const char *f) { (void)f; return n >= 4 && !memcmp(b, "ANP3", 4) ? AK_PROBE_MAGIC : 0; }
-static ak_status rd(ak_job *job, const unsigned char *b, size_t n, ak_doc *doc) { (void)b; (void)n; (void)doc; return ak_fail(job, AK_E_UNSUPPORTED, 0, "not yet"); }
-static const ak_codec codec = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "ifp", "0.0.1", "GTA", "MIT", "ifp", probe, rd, NULL };
-const ak_codec *ifp_codec(void) { return &codec; }
+#include <strings.h>
+
+static int ifp_probe(const unsigned char *bytes, size_t size, const char *filename)
+{
+    if (size >= 4 && ifp_variant_of((const char *)bytes) >= 0)
+        return AK_PROBE_MAGIC;
+    if (filename) {
+        const char *dot = strrchr(filename, '.');
+        const char *slash = strrchr(filename, '/');
+        if (dot && (!slash || dot > slash) && strcasecmp(dot + 1, "ifp") == 0)
+            return AK_PROBE_EXTENSION;
+    }
+    return 0;
+}
+
+static const ak_codec ifp_descriptor = {
+    AK_ABI_MAJOR,
+    AK_ABI_MINOR,
+    sizeof(ak_codec),
+    AK_CAP_MULTI_CLIP | AK_CAP_TRANSLATION | AK_CAP_SCALE | AK_CAP_BONE_ID | AK_CAP_BONE_NAME,
+    "ifp",
+    "1.0.0",
+    "GTA III / Vice City / San Andreas animation packages (ANP3, ANP2, ANPK, ANLF)",
+    "MIT",
+    "ifp",
+    ifp_probe,
+    ifp_read,
+    ifp_write,
+};
+
+const ak_codec *ifp_codec(void) { return &ifp_descriptor; }

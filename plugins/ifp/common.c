@@ -1,0 +1,79 @@
+/* common.c - helpers shared by the ifp reader and writer. */
+#include "ifp.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const variant_names[IFP_VARIANTS] = { "ANP3", "ANP2", "ANPK", "ANLF" };
+
+const char *ifp_variant_name(ifp_variant v)
+{
+    return (unsigned)v < IFP_VARIANTS ? variant_names[v] : "?";
+}
+
+int ifp_variant_of(const char *magic4)
+{
+    for (int i = 0; i < IFP_VARIANTS; i++)
+        if (memcmp(magic4, variant_names[i], 4) == 0)
+            return i;
+    return -1;
+}
+
+size_t ifp_frame_size(uint32_t type)
+{
+    switch (type) {
+    case 1: return 20;
+    case 2: return 32;
+    case 3: return 10;
+    case 4: return 16;
+    default: return 0;
+    }
+}
+
+ak_status ifp_stale_put(ak_doc *doc, ak_props *props, const char *key, int64_t stored, int64_t computed)
+{
+    char buf[96];
+    snprintf(buf, sizeof buf, "%s.computed", key);
+    ak_status st = ak_prop_set_int(doc, props, key, stored);
+    if (st == AK_OK)
+        st = ak_prop_set_int(doc, props, buf, computed);
+    return st;
+}
+
+int64_t ifp_stale_get(const ak_props *props, const char *key, int64_t computed_now)
+{
+    char buf[96];
+    snprintf(buf, sizeof buf, "%s.computed", key);
+    const ak_prop *v = ak_prop_get(props, key), *c = ak_prop_get(props, buf);
+    if (v && c && v->type == AK_PROP_INT && c->type == AK_PROP_INT && c->i == computed_now)
+        return v->i;
+    return computed_now;
+}
+
+size_t ifp_field_len(const unsigned char *p, size_t n)
+{
+    const unsigned char *z = memchr(p, 0, n);
+    return z ? (size_t)(z - p) : n;
+}
+
+int ifp_field_canonical(const unsigned char *p, size_t n)
+{
+    size_t len = ifp_field_len(p, n);
+    if (len == n)
+        return 0;
+    for (size_t i = len; i < n; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
+const char *ifp_block_key(char *buf, size_t size, int block, const char *key)
+{
+    if (block < 0) {
+        snprintf(buf, size, "%s", key);
+        return buf;
+    }
+    const char *rest = strncmp(key, "ifp.", 4) == 0 ? key + 4 : key;
+    snprintf(buf, size, "ifp.b%d.%s", block, rest);
+    return buf;
+}
