@@ -1,1 +1,304 @@
-int main(void){return 0;}
+/* animkit.c - the command line: options, the registry, dispatch. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+    "usage: animkit [OPTIONS] COMMAND [ARGS]\n"
+    "\n"
+    "Read, write and convert skeletal-animation files of games.\n"
+    "\n"
+    "Commands:\n"
+    "  formats [--json]                 list the plugins, and those refused with why\n"
+    "  probe FILE...                    tell each file's format and probe score\n"
+    "  info FILE... [--json]            summarise clips, tracks, keys and events\n"
+    "  dump FILE [--json] [--clip NAME] print every key and event\n"
+    "  convert IN OUT [--to FORMAT] [--clip NAME]... [--force]\n"
+    "                                   convert (or rewrite) a file, atomically\n"
+    "  validate FILE...                 strict structural checks\n"
+    "\n"
+    "Options:\n"
+    "  -c, --config FILE   use this config file (see animkit(1))\n"
+    "  -f, --format NAME   read the input with this plugin instead of probing\n"
+    "  -t, --to NAME       write the output with this plugin (default: OUT's extension)\n"
+    "  -C, --clip NAME     only this clip (repeatable; case-insensitive, first match)\n"
+    "      --force         replace an existing output file\n"
+    "      --variant V     output variant, e.g. ANP3, ANPK, 4001, 6.0 (same as -p variant=V)\n"
+    "      --fps N         frames per second for formats that do not store it (-p fps=N)\n"
+    "  -b, --bones FILE    bone-name dictionary, one name per line, for hashed bones\n"
+    "  -p, --param K=V     pass a parameter to the plugins\n"
+    "      --json          JSON output (formats, info, dump)\n"
+    "      --raw           dump: add each key's stored bytes\n"
+    "      --ticks         dump: add each key's native tick\n"
+    "  -v, --verbose       also print warnings raised while reading\n"
+    "  -h, --help          this help (or COMMAND --help)\n"
+    "  -V, --version       print the version\n"
+    "\n"
+    "Exit codes (sysexits.h): 0 ok, 64 usage, 65 bad data, 66 no input, 69 format cannot\n"
+    "write, 71 out of memory, 73 cannot create output, 74 I/O error, 78 config error.\n";
+
+static const struct { const char *name, *help; } command_help[] = {
+    { "formats", "usage: animkit formats [--json]\n"
+                 "List every loaded plugin: name, version, ABI, extensions, read/write, file.\n"
+                 "Then the plugins that were refused, with the reason.\n" },
+    { "probe", "usage: animkit probe FILE...\n"
+               "Print the format that wins the probe for each file and its score (0-100),\n"
+               "or why none matched. Exit 65 if any file is not recognised.\n" },
+    { "info", "usage: animkit info FILE... [--json] [-v]\n"
+              "Print format and variant, the clips, and per clip its duration, track\n"
+              "count, key counts per channel, events and format notes.\n" },
+    { "dump", "usage: animkit dump FILE [--json] [--clip NAME] [--raw] [--ticks]\n"
+              "Print every key and event. The JSON schema is documented in README.md.\n" },
+    { "convert", "usage: animkit convert IN OUT [--to FORMAT] [--clip NAME]... [--force]\n"
+                 "                       [--variant V] [--fps N] [-p KEY=VALUE]\n"
+                 "Convert IN to OUT. The output format comes from --to or OUT's extension.\n"
+                 "OUT is written to a temporary file and renamed into place; an existing\n"
+                 "OUT is replaced only with --force. What the target cannot hold is listed\n"
+                 "as warnings. An untouched same-format conversion is byte-identical.\n" },
+    { "validate", "usage: animkit validate FILE...\n"
+                  "Read each file strictly: the reader's warnings (stale sizes, junk tails...)\n"
+                  "and structural checks (ordered times, unit quaternions, finite values).\n"
+                  "Exit 65 if any file has errors.\n" },
+};
+
+int cli_worse(int a, int b) { return a > b ? a : b; }
+
+void cli_print_message(void *user, const ak_message *msg)
+{
+    (void)user;
+    char line[1200];
+    ak_message_format(msg, line, sizeof line);
+    fprintf(stderr, "animkit: %s\n", line);
+}
+
+static int show_command_help(const char *name)
+{
+    for (size_t i = 0; i < sizeof command_help / sizeof command_help[0]; i++)
+        if (!strcmp(command_help[i].name, name)) {
+            fputs(command_help[i].help, stdout);
+            return 0;
+        }
+    fputs(usage_text, stdout);
+    return 0;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "animkit: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'animkit --help'.\n");
+    return EX_USAGE;
+}
+
+/* The CLI run from the build tree uses the build tree's plugins. */
+static const char *build_tree_plugin_path(void)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return NULL;
+    *slash = '\0';
+    size_t len = strlen(exe);
+    if (len >= 6 && !strcmp(exe + len - 6, "/.libs"))
+        exe[len - 6] = '\0';
+    char build[PATH_MAX];
+    if (!realpath(AK_BUILD_EXE_DIR, build) || strcmp(build, exe) != 0)
+        return NULL;
+    return AK_BUILD_PLUGIN_PATH;
+}
+
+static int load_bone_names(cli *c, const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        fprintf(stderr, "animkit: %s: cannot open the bone-name dictionary\n", path);
+        return EX_NOINPUT;
+    }
+    size_t cap = 0;
+    char *line = NULL;
+    size_t len = 0;
+    ssize_t got;
+    while ((got = getline(&line, &len, fp)) >= 0) {
+        while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
+            line[--got] = '\0';
+        if (got == 0)
+            continue;
+        if (c->bone_name_count == cap) {
+            cap = cap ? cap * 2 : 256;
+            char **p = realloc(c->bone_names, cap * sizeof *p);
+            if (!p)
+                break;
+            c->bone_names = p;
+        }
+        c->bone_names[c->bone_name_count] = strdup(line);
+        if (c->bone_names[c->bone_name_count])
+            c->bone_name_count++;
+    }
+    free(line);
+    fclose(fp);
+    return 0;
+}
+
+int cli_read(cli *c, const char *path, ak_doc **doc, int show_warnings)
+{
+    ak_report rep = { 0 };
+    rep.on_message = show_warnings ? cli_print_message : NULL;
+    ak_options o = { sizeof o, c->format, path, c->params, 0 };
+    ak_status st = ak_read_file(c->reg, path, &o, doc, &rep);
+    if (st != AK_OK) {
+        if (!show_warnings)
+            fprintf(stderr, "animkit: %s\n", rep.message);
+        return ak_status_exit(st);
+    }
+    if (c->bone_name_count)
+        ak_doc_name_bones(*doc, (const char *const *)c->bone_names, c->bone_name_count);
+    return 0;
+}
+
+static int add_item(const char **items, int *count, const char *value, const char *what)
+{
+    if (*count >= MAX_ITEMS)
+        return usage_error("too many %s", what);
+    items[(*count)++] = value;
+    return 0;
+}
+
+static int add_param(cli *c, const char *key, const char *value)
+{
+    size_t n = strlen(key) + strlen(value) + 2;
+    char *p = malloc(n);
+    if (!p)
+        return EX_OSERR;
+    snprintf(p, n, "%s=%s", key, value);
+    if (c->owned_count == (int)(sizeof c->owned / sizeof c->owned[0])) {
+        free(p);
+        return usage_error("%s given too often", key);
+    }
+    c->owned[c->owned_count++] = p;
+    return add_item(c->params, &c->param_count, p, "parameters");
+}
+
+enum { OPT_FORCE = 1000, OPT_JSON, OPT_RAW, OPT_TICKS, OPT_VARIANT, OPT_FPS };
+
+static int parse_args(cli *c, int argc, char **argv, int *help)
+{
+    static const struct option longopts[] = {
+        { "config", required_argument, NULL, 'c' }, { "format", required_argument, NULL, 'f' },
+        { "to", required_argument, NULL, 't' },     { "clip", required_argument, NULL, 'C' },
+        { "bones", required_argument, NULL, 'b' },  { "param", required_argument, NULL, 'p' },
+        { "force", no_argument, NULL, OPT_FORCE },  { "json", no_argument, NULL, OPT_JSON },
+        { "raw", no_argument, NULL, OPT_RAW },      { "ticks", no_argument, NULL, OPT_TICKS },
+        { "variant", required_argument, NULL, OPT_VARIANT }, { "fps", required_argument, NULL, OPT_FPS },
+        { "verbose", no_argument, NULL, 'v' },      { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },      { NULL, 0, NULL, 0 },
+    };
+    int opt, rc;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":c:f:t:C:b:p:vhV", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'c': c->config_file = optarg; break;
+        case 'f': c->format = optarg; break;
+        case 't': c->to = optarg; break;
+        case 'b': c->bones = optarg; break;
+        case 'C':
+            if ((rc = add_item(c->clips, &c->clip_count, optarg, "--clip options")))
+                return rc;
+            break;
+        case 'p':
+            if (!strchr(optarg, '='))
+                return usage_error("-p wants KEY=VALUE, not '%s'", optarg);
+            if ((rc = add_item(c->params, &c->param_count, optarg, "parameters")))
+                return rc;
+            break;
+        case OPT_VARIANT:
+            if ((rc = add_param(c, "variant", optarg)))
+                return rc;
+            break;
+        case OPT_FPS: {
+            char *end;
+            double fps = strtod(optarg, &end);
+            if (end == optarg || *end || !(fps > 0 && fps < 1e6))
+                return usage_error("--fps wants a positive number, not '%s'", optarg);
+            if ((rc = add_param(c, "fps", optarg)))
+                return rc;
+            break;
+        }
+        case OPT_FORCE: c->force = 1; break;
+        case OPT_JSON: c->json = 1; break;
+        case OPT_RAW: c->raw = 1; break;
+        case OPT_TICKS: c->ticks = 1; break;
+        case 'v': c->verbose = 1; break;
+        case 'h': *help = 1; break;
+        case 'V':
+            printf("animkit %s (plugin ABI %d.%d)\n", ak_version(), AK_ABI_MAJOR, AK_ABI_MINOR);
+            exit(0);
+        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (!c->command)
+            c->command = argv[i];
+        else if ((rc = add_item(c->args, &c->arg_count, argv[i], "arguments")))
+            return rc;
+    }
+    c->params[c->param_count] = NULL;
+    return 0;
+}
+
+static int open_registry(cli *c)
+{
+    ak_registry_config cfg = { sizeof cfg, 0, c->config_file, NULL, cli_print_message, NULL,
+                               build_tree_plugin_path() };
+    ak_report rep = { 0 };
+    rep.on_message = cli_print_message;
+    ak_status st = ak_registry_open(&cfg, &c->reg, &rep);
+    if (st != AK_OK)
+        return ak_status_exit(st);
+    const char *dict = c->bones ? c->bones : ak_registry_bone_names(c->reg);
+    return dict ? load_bone_names(c, dict) : 0;
+}
+
+int main(int argc, char **argv)
+{
+    cli c;
+    memset(&c, 0, sizeof c);
+    int help = 0;
+    int rc = parse_args(&c, argc, argv, &help);
+    if (rc)
+        return rc;
+    if (help)
+        return c.command ? show_command_help(c.command) : (fputs(usage_text, stdout), 0);
+    if (!c.command)
+        return usage_error("no command given%s", "");
+    static const struct { const char *name; int (*run)(cli *); } commands[] = {
+        { "formats", cmd_formats }, { "probe", cmd_probe },     { "info", cmd_info },
+        { "dump", cmd_dump },       { "convert", cmd_convert }, { "validate", cmd_validate },
+    };
+    int (*run)(cli *) = NULL;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(commands[i].name, c.command))
+            run = commands[i].run;
+    if (!run)
+        return usage_error("unknown command '%s'", c.command);
+    rc = open_registry(&c);
+    if (rc == 0)
+        rc = run(&c);
+    ak_registry_free(c.reg);
+    for (size_t i = 0; i < c.bone_name_count; i++)
+        free(c.bone_names[i]);
+    free(c.bone_names);
+    for (int i = 0; i < c.owned_count; i++)
+        free(c.owned[i]);
+    return rc;
+}

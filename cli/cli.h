@@ -1,0 +1,44 @@
+/* cli.h - what the CLI's files share. */
+#ifndef ANIMKIT_CLI_H
+#define ANIMKIT_CLI_H
+
+#include <animkit/plugin.h>
+
+#define MAX_ITEMS 256
+
+typedef struct cli {
+    const char *command;
+    const char *config_file;
+    const char *format;   /* --format: force the input format */
+    const char *to;       /* --to: output format */
+    const char *bones;    /* --bones: bone-name dictionary */
+    const char *clips[MAX_ITEMS];
+    int clip_count;
+    const char *params[MAX_ITEMS + 1]; /* -p key=value, --variant, --fps */
+    int param_count;
+    const char *args[MAX_ITEMS];       /* positional arguments after the command */
+    int arg_count;
+    int json, raw, ticks, force, verbose;
+    ak_registry *reg;
+    char *owned[8];    /* params built by the CLI itself, freed at exit */
+    int owned_count;
+    char **bone_names;
+    size_t bone_name_count;
+} cli;
+
+/* Prints a message the way every command does. */
+void cli_print_message(void *user, const ak_message *msg);
+/* Reads a file, naming bones from the dictionary; prints the error and
+ * returns its exit code, or 0. */
+int cli_read(cli *c, const char *path, ak_doc **doc, int show_warnings);
+/* The larger (worse) of two exit codes. */
+int cli_worse(int a, int b);
+
+int cmd_formats(cli *c);
+int cmd_probe(cli *c);
+int cmd_info(cli *c);
+int cmd_dump(cli *c);
+int cmd_convert(cli *c);
+int cmd_validate(cli *c);
+
+#endif

@@ -1,1 +1,387 @@
+/* commands.c - the CLI's commands. */
+#include "cli.h"
 
+#include <stdio.h>
+#include <string.h>
+#include <sysexits.h>
+
+static int need_args(cli *c, int min, int max, const char *usage)
+{
+    if (c->arg_count < min || (max >= 0 && c->arg_count > max)) {
+        fprintf(stderr, "animkit: usage: animkit %s\n", usage);
+        return EX_USAGE;
+    }
+    return 0;
+}
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p < 0x20 || *p >= 0x7f)
+            printf("\\u%04x", *p);
+        else
+            putchar(*p);
+    }
+    putchar('"');
+}
+
+int cmd_formats(cli *c)
+{
+    int rc = need_args(c, 0, 0, "formats [--json]");
+    if (rc)
+        return rc;
+    size_t n = ak_registry_count(c->reg), r = ak_registry_refused_count(c->reg);
+    const char *cfg = ak_registry_config_path(c->reg);
+    if (c->json) {
+        printf("{\"animkit\":1,\"config\":");
+        if (cfg)
+            json_string(cfg);
+        else
+            printf("null");
+        printf(",\"plugins\":[");
+        for (size_t i = 0; i < n; i++) {
+            const ak_plugin_info *p = ak_registry_plugin(c->reg, i);
+            const ak_codec *k = p->codec;
+            printf("%s\n {\"name\":", i ? "," : "");
+            json_string(k->name);
+            printf(",\"version\":");
+            json_string(k->version);
+            printf(",\"abi\":\"%u.%u\",\"extensions\":", k->abi_major, k->abi_minor);
+            json_string(k->extensions);
+            printf(",\"read\":%s,\"write\":%s,\"priority\":%d,\"license\":", k->read ? "true" : "false",
+                   k->write ? "true" : "false", p->priority);
+            json_string(k->license);
+            printf(",\"description\":");
+            json_string(k->description);
+            printf(",\"file\":");
+            json_string(p->path);
+            printf("}");
+        }
+        printf("],\n\"refused\":[");
+        for (size_t i = 0; i < r; i++) {
+            const ak_refused_plugin *p = ak_registry_refused(c->reg, i);
+            printf("%s\n {\"name\":", i ? "," : "");
+            json_string(p->name);
+            printf(",\"file\":");
+            json_string(p->path);
+            printf(",\"reason\":");
+            json_string(p->reason);
+            printf("}");
+        }
+        printf("]}\n");
+        return 0;
+    }
+    printf("config: %s\n", cfg ? cfg : "(built-in default)");
+    printf("%-10s %-8s %-5s %-12s %-4s %s\n", "NAME", "VERSION", "ABI", "EXTENSIONS", "R/W", "FILE");
+    for (size_t i = 0; i < n; i++) {
+        const ak_plugin_info *p = ak_registry_plugin(c->reg, i);
+        const ak_codec *k = p->codec;
+        printf("%-10s %-8s %u.%-3u %-12s %c%c   %s\n", k->name, k->version, k->abi_major, k->abi_minor,
+               k->extensions, k->read ? 'r' : '-', k->write ? 'w' : '-', p->path);
+        if (c->verbose)
+            printf("           %s (%s, priority %d)\n", k->description, k->license, p->priority);
+    }
+    if (r) {
+        printf("\nrefused:\n");
+        for (size_t i = 0; i < r; i++) {
+            const ak_refused_plugin *p = ak_registry_refused(c->reg, i);
+            printf("  %s (%s): %s\n", p->name, p->path, p->reason);
+        }
+    }
+    return 0;
+}
+
+int cmd_probe(cli *c)
+{
+    int rc = need_args(c, 1, -1, "probe FILE...");
+    if (rc)
+        return rc;
+    for (int i = 0; i < c->arg_count; i++) {
+        ak_report rep = { 0 };
+        ak_mapped_file f;
+        ak_status st = ak_file_map(c->args[i], &f, &rep);
+        if (st == AK_OK) {
+            ak_probe_result pr;
+            st = ak_probe(c->reg, f.data, f.size, c->args[i], &pr, &rep);
+            if (st == AK_OK)
+                printf("%s: %s (score %d)\n", c->args[i], pr.codec->name, pr.score);
+            ak_file_unmap(&f);
+        }
+        if (st != AK_OK) {
+            printf("%s: %s\n", c->args[i], rep.text);
+            rc = cli_worse(rc, ak_status_exit(st));
+        }
+    }
+    return rc;
+}
+
+static void print_clip_props(const ak_clip *clip)
+{
+    for (size_t i = 0; i < clip->props.count; i++) {
+        const ak_prop *p = &clip->props.items[i];
+        if (p->type == AK_PROP_INT)
+            printf(" %s=%lld", p->key, (long long)p->i);
+        else if (p->type == AK_PROP_STRING)
+            printf(" %s=%s", p->key, (const char *)p->data);
+    }
+}
+
+static void info_text(const char *path, const ak_doc *doc, int verbose)
+{
+    ak_doc_stats s;
+    ak_doc_stats_get(doc, &s);
+    printf("%s: %s%s%s, %zu clip%s, %zu tracks, %zu keys, %zu events\n", path, doc->format,
+           doc->variant[0] ? " " : "", doc->variant, s.clips, s.clips == 1 ? "" : "s", s.tracks,
+           s.keys[0] + s.keys[1] + s.keys[2] + s.keys[3], s.events);
+    if (s.hashes)
+        printf("  bone hashes: %zu, resolved to names: %zu\n", s.hashes, s.hashes_named);
+    for (size_t i = 0; i < doc->clip_count; i++) {
+        const ak_clip *clip = doc->clips[i];
+        ak_doc_stats cs;
+        ak_clip_stats_get(clip, &cs);
+        printf("  clip \"%s\": %.4g s", clip->name, clip->duration);
+        if (clip->frame_rate > 0)
+            printf(" at %.4g fps", clip->frame_rate);
+        printf(", %zu tracks, keys:", cs.tracks);
+        for (int k = 0; k < AK_CHANNELS; k++)
+            if (cs.keys[k])
+                printf(" %s %zu", ak_channel_name((ak_channel_kind)k), cs.keys[k]);
+        printf(", %zu events", cs.events);
+        if (verbose)
+            print_clip_props(clip);
+        printf("\n");
+        for (size_t e = 0; verbose && e < clip->event_count; e++)
+            printf("    event %.4g s: %s %s\n", clip->events[e].time, clip->events[e].type, clip->events[e].info);
+    }
+}
+
+static void info_json(const char *path, const ak_doc *doc, int first)
+{
+    ak_doc_stats s;
+    ak_doc_stats_get(doc, &s);
+    printf("%s{\"file\":", first ? "" : ",\n ");
+    json_string(path);
+    printf(",\"format\":");
+    json_string(doc->format);
+    printf(",\"variant\":");
+    json_string(doc->variant);
+    printf(",\"bone_hashes\":%zu,\"bone_hashes_named\":%zu,\"clips\":[", s.hashes, s.hashes_named);
+    for (size_t i = 0; i < doc->clip_count; i++) {
+        const ak_clip *clip = doc->clips[i];
+        ak_doc_stats cs;
+        ak_clip_stats_get(clip, &cs);
+        printf("%s{\"name\":", i ? "," : "");
+        json_string(clip->name);
+        printf(",\"duration\":%.9g,\"frame_rate\":%.9g,\"tracks\":%zu,\"keys\":{", clip->duration,
+               clip->frame_rate, cs.tracks);
+        for (int k = 0; k < AK_CHANNELS; k++)
+            printf("%s\"%s\":%zu", k ? "," : "", ak_channel_name((ak_channel_kind)k), cs.keys[k]);
+        printf("},\"events\":%zu,\"props\":{", cs.events);
+        int firstp = 1;
+        for (size_t p = 0; p < clip->props.count; p++) {
+            const ak_prop *pr = &clip->props.items[p];
+            if (pr->type != AK_PROP_INT)
+                continue;
+            printf("%s", firstp ? "" : ",");
+            firstp = 0;
+            json_string(pr->key);
+            printf(":%lld", (long long)pr->i);
+        }
+        printf("}}");
+    }
+    printf("]}");
+}
+
+int cmd_info(cli *c)
+{
+    int rc = need_args(c, 1, -1, "info FILE... [--json]");
+    if (rc)
+        return rc;
+    int first = 1;
+    if (c->json)
+        printf("[");
+    for (int i = 0; i < c->arg_count; i++) {
+        ak_doc *doc;
+        int r = cli_read(c, c->args[i], &doc, c->verbose);
+        if (r) {
+            rc = cli_worse(rc, r);
+            continue;
+        }
+        if (c->json)
+            info_json(c->args[i], doc, first);
+        else
+            info_text(c->args[i], doc, c->verbose);
+        first = 0;
+        ak_doc_free(doc);
+    }
+    if (c->json)
+        printf("]\n");
+    return rc;
+}
+
+static void dump_channel(const ak_channel *ch, ak_channel_kind kind, int ticks)
+{
+    static const int width[AK_CHANNELS] = { 4, 3, 3, 1 };
+    printf("      %s (%zu keys)\n", ak_channel_name(kind), ch->count);
+    for (size_t k = 0; k < ch->count; k++) {
+        const ak_key *key = &ch->keys[k];
+        printf("        %10.5f", key->time);
+        if (ticks)
+            printf(" [%lld]", (long long)key->tick);
+        for (int i = 0; i < width[kind]; i++)
+            printf(" %12.7g", key->v[i]);
+        printf("\n");
+    }
+}
+
+static int dump_text(const ak_doc *doc, const char *clip_name, int ticks)
+{
+    printf("format %s %s\n", doc->format, doc->variant);
+    for (size_t i = 0; i < doc->clip_count; i++) {
+        const ak_clip *clip = doc->clips[i];
+        if (clip_name && ak_doc_find_clip(doc, clip_name) != clip)
+            continue;
+        printf("clip \"%s\" duration %.6g s\n", clip->name, clip->duration);
+        for (size_t t = 0; t < clip->track_count; t++) {
+            const ak_track *tr = clip->tracks[t];
+            printf("  track \"%s\"", tr->bone);
+            if (tr->has_bone_id)
+                printf(" id %ld", (long)tr->bone_id);
+            if (tr->has_bone_hash)
+                printf(" hash 0x%08lx", (unsigned long)tr->bone_hash);
+            if (tr->weight != 1.0)
+                printf(" weight %g", tr->weight);
+            printf("\n");
+            for (int k = 0; k < AK_CHANNELS; k++)
+                if (tr->channel[k].count)
+                    dump_channel(&tr->channel[k], (ak_channel_kind)k, ticks);
+        }
+        for (size_t e = 0; e < clip->event_count; e++)
+            printf("  event %.6g s type \"%s\" info \"%s\"\n", clip->events[e].time, clip->events[e].type,
+                   clip->events[e].info);
+    }
+    return ferror(stdout) ? EX_IOERR : 0;
+}
+
+int cmd_dump(cli *c)
+{
+    int rc = need_args(c, 1, 1, "dump FILE [--json] [--clip NAME]");
+    if (rc)
+        return rc;
+    if (c->clip_count > 1) {
+        fprintf(stderr, "animkit: dump takes one --clip\n");
+        return EX_USAGE;
+    }
+    ak_doc *doc;
+    rc = cli_read(c, c->args[0], &doc, c->verbose);
+    if (rc)
+        return rc;
+    const char *clip = c->clip_count ? c->clips[0] : NULL;
+    if (clip && !ak_doc_find_clip(doc, clip)) {
+        fprintf(stderr, "animkit: %s: no clip named '%s'\n", c->args[0], clip);
+        ak_doc_free(doc);
+        return EX_DATAERR;
+    }
+    if (c->json) {
+        unsigned flags = (c->raw ? AK_JSON_RAW : 0) | (c->ticks ? AK_JSON_TICKS : 0);
+        /* Only the first clip of that name, as lookups do. */
+        rc = ak_doc_write_json(doc, clip ? ak_doc_find_clip(doc, clip)->name : NULL, flags, stdout) == AK_OK
+                 ? 0 : EX_IOERR;
+    } else {
+        rc = dump_text(doc, clip, c->ticks);
+    }
+    ak_doc_free(doc);
+    return rc;
+}
+
+/* Keeps only the clips named by --clip (each name: its first match). */
+static int select_clips(cli *c, ak_doc *doc, const char *path)
+{
+    if (!c->clip_count)
+        return 0;
+    unsigned char keep[4096] = { 0 };
+    if (doc->clip_count > sizeof keep) {
+        fprintf(stderr, "animkit: %s: --clip supports documents of up to %zu clips\n", path, sizeof keep);
+        return EX_SOFTWARE;
+    }
+    for (int i = 0; i < c->clip_count; i++) {
+        ak_clip *clip = ak_doc_find_clip(doc, c->clips[i]);
+        if (!clip) {
+            fprintf(stderr, "animkit: %s: no clip named '%s'\n", path, c->clips[i]);
+            return EX_DATAERR;
+        }
+        for (size_t k = 0; k < doc->clip_count; k++)
+            if (doc->clips[k] == clip)
+                keep[k] = 1;
+    }
+    for (size_t k = doc->clip_count; k-- > 0;)
+        if (!keep[k])
+            ak_clip_remove(doc, k);
+    return 0;
+}
+
+int cmd_convert(cli *c)
+{
+    int rc = need_args(c, 2, 2, "convert IN OUT [--to FORMAT] [--clip NAME]... [--force]");
+    if (rc)
+        return rc;
+    const char *in = c->args[0], *out = c->args[1];
+    ak_doc *doc;
+    rc = cli_read(c, in, &doc, c->verbose);
+    if (rc)
+        return rc;
+    rc = select_clips(c, doc, in);
+    if (!rc) {
+        ak_report rep = { 0 };
+        rep.on_message = cli_print_message;
+        ak_options o = { sizeof o, c->to, out, c->params, 0 };
+        ak_status st = ak_write_file(c->reg, doc, out, &o, c->force ? AK_WRITE_OVERWRITE : 0, &rep);
+        rc = ak_status_exit(st);
+    }
+    ak_doc_free(doc);
+    return rc;
+}
+
+typedef struct tally {
+    unsigned errors, warnings;
+} tally;
+
+static void count_and_print(void *user, const ak_message *msg)
+{
+    tally *t = user;
+    if (msg->severity == AK_ERROR)
+        t->errors++;
+    else if (msg->severity == AK_WARNING)
+        t->warnings++;
+    cli_print_message(NULL, msg);
+}
+
+int cmd_validate(cli *c)
+{
+    int rc = need_args(c, 1, -1, "validate FILE...");
+    if (rc)
+        return rc;
+    for (int i = 0; i < c->arg_count; i++) {
+        tally t = { 0, 0 };
+        ak_report rep = { 0 };
+        rep.on_message = count_and_print;
+        rep.user = &t;
+        ak_options o = { sizeof o, c->format, c->args[i], c->params, 0 };
+        ak_doc *doc = NULL;
+        ak_status st = ak_read_file(c->reg, c->args[i], &o, &doc, &rep);
+        if (st == AK_OK) {
+            ak_doc_validate(doc, c->args[i], &rep);
+            ak_doc_free(doc);
+        }
+        printf("%s: %s, %u error%s, %u warning%s\n", c->args[i], t.errors ? "INVALID" : "valid", t.errors,
+               t.errors == 1 ? "" : "s", t.warnings, t.warnings == 1 ? "" : "s");
+        if (st != AK_OK)
+            rc = cli_worse(rc, ak_status_exit(st));
+        else if (t.errors)
+            rc = cli_worse(rc, EX_DATAERR);
+    }
+    return rc;
+}

@@ -102,7 +102,7 @@ ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size, const 
     }
     ak_doc_attach_job(doc, &job, read_limit(options, size));
     ak_status st = codec->read(&job, bytes, size, doc);
-    if (st == AK_OK && job.failed)
+    if (job.failed) /* the first error wins: a cap hit inside a helper, not its fallout */
         st = job.status;
     if (st != AK_OK) {
         if (!job.failed)
@@ -213,7 +213,7 @@ ak_status ak_write(const ak_registry *reg, const ak_doc *doc, const ak_options *
     ak_sink sink;
     ak_sink_init(&sink, &reg->allocator);
     ak_status st = codec->write(&job, doc, &sink);
-    if (st == AK_OK && job.failed)
+    if (job.failed)
         st = job.status;
     if (st == AK_OK && sink.failed)
         st = ak_fail(&job, AK_E_NOMEM, -1, "out of memory while encoding");

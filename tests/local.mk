@@ -11,4 +11,56 @@ tests_libtestutil_la_SOURCES = tests/testutil.c tests/testutil.h
 tests_libtestutil_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 # Test programs link this; -rpath-less convenience library.
 TEST_LIBS = tests/libtestutil.la libanimkit.la $(CHECK_LIBS)
-TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -I$(top_srcdir)/tests
+# Test paths come from mkdtemp and are short; truncation warnings there are noise.
+TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -I$(top_srcdir)/tests -Wno-format-truncation
+
+# Plugins for the registry tests: the example plugin and deliberately broken
+# ones. -rpath makes libtool build real shared objects.
+TEST_PLUGIN_FLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
+check_LTLIBRARIES += tests/plugins/akm.la tests/plugins/badabi.la tests/plugins/newminor.la \
+	tests/plugins/nosym.la tests/plugins/small.la tests/plugins/dupname.la tests/plugins/rival.la
+tests_plugins_akm_la_SOURCES = examples/plugin/akm.c
+tests_plugins_akm_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
+tests_plugins_akm_la_LIBADD = libanimkit.la
+tests_plugins_badabi_la_SOURCES = tests/plugins/badabi.c
+tests_plugins_badabi_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
+tests_plugins_badabi_la_LIBADD = libanimkit.la
+tests_plugins_newminor_la_SOURCES = tests/plugins/newminor.c
+tests_plugins_newminor_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
+tests_plugins_newminor_la_LIBADD = libanimkit.la
+tests_plugins_nosym_la_SOURCES = tests/plugins/nosym.c
+tests_plugins_nosym_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
+tests_plugins_small_la_SOURCES = tests/plugins/small.c
+tests_plugins_small_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
+tests_plugins_dupname_la_SOURCES = tests/plugins/dupname.c
+tests_plugins_dupname_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
+tests_plugins_dupname_la_LIBADD = libanimkit.la
+tests_plugins_rival_la_SOURCES = tests/plugins/rival.c
+tests_plugins_rival_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
+tests_plugins_rival_la_LIBADD = libanimkit.la
+
+CORE_TESTS = tests/core/test_model tests/core/test_binio tests/core/test_registry \
+	tests/core/test_config tests/core/test_fileio tests/core/test_cli tests/core/test_threads
+check_PROGRAMS += $(CORE_TESTS)
+TESTS += $(CORE_TESTS)
+tests_core_test_model_SOURCES = tests/core/test_model.c
+tests_core_test_model_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_model_LDADD = $(TEST_LIBS)
+tests_core_test_binio_SOURCES = tests/core/test_binio.c
+tests_core_test_binio_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_binio_LDADD = $(TEST_LIBS)
+tests_core_test_registry_SOURCES = tests/core/test_registry.c examples/plugin/akm.c
+tests_core_test_registry_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_registry_LDADD = $(TEST_LIBS)
+tests_core_test_config_SOURCES = tests/core/test_config.c
+tests_core_test_config_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_config_LDADD = $(TEST_LIBS)
+tests_core_test_fileio_SOURCES = tests/core/test_fileio.c
+tests_core_test_fileio_CFLAGS = $(TEST_CFLAGS) -I$(top_srcdir)/core
+tests_core_test_fileio_LDADD = $(TEST_LIBS)
+tests_core_test_cli_SOURCES = tests/core/test_cli.c
+tests_core_test_cli_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_cli_LDADD = $(TEST_LIBS)
+tests_core_test_threads_SOURCES = tests/core/test_threads.c examples/plugin/akm.c
+tests_core_test_threads_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_threads_LDADD = $(TEST_LIBS)

@@ -1,0 +1,362 @@
+/* test_model.c - the document model, properties, key fingerprints, clone,
+ * validation, JSON, CRC-32 and the per-read memory cap. */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+START_TEST(new_doc_is_empty)
+{
+    ak_doc *doc = ak_doc_new();
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_str_eq(doc->format, "");
+    ck_assert_str_eq(doc->variant, "");
+    ck_assert_uint_eq(doc->clip_count, 0);
+    ak_doc_free(doc);
+    ak_doc_free(NULL);
+}
+END_TEST
+
+START_TEST(clip_lookup_is_case_insensitive_first_match)
+{
+    ak_doc *doc = ak_doc_new();
+    ak_clip *a = ak_clip_add(doc, "Drive_LO_l");
+    ak_clip *b = ak_clip_add(doc, "Drive_LO_L");
+    ak_clip *c = ak_clip_add(doc, "idle");
+    ck_assert_ptr_eq(ak_doc_find_clip(doc, "drive_lo_l"), a);
+    ck_assert_ptr_eq(ak_doc_find_clip(doc, "IDLE"), c);
+    ck_assert_ptr_null(ak_doc_find_clip(doc, "idl"));
+    ak_clip_remove(doc, 0);
+    ck_assert_uint_eq(doc->clip_count, 2);
+    ck_assert_ptr_eq(doc->clips[0], b);
+    ck_assert_ptr_eq(ak_doc_find_clip(doc, "DRIVE_lo_l"), b);
+    ak_doc_free(doc);
+}
+END_TEST
+
+START_TEST(many_clips_grow_and_shrink)
+{
+    ak_doc *doc = ak_doc_new();
+    char name[16];
+    for (int i = 0; i < 300; i++) {
+        snprintf(name, sizeof name, "c%d", i);
+        ck_assert_ptr_nonnull(ak_clip_add(doc, name));
+    }
+    for (int i = 299; i >= 0; i -= 2)
+        ak_clip_remove(doc, (size_t)i);
+    ck_assert_uint_eq(doc->clip_count, 150);
+    ck_assert_str_eq(doc->clips[0]->name, "c0");
+    ck_assert_str_eq(doc->clips[149]->name, "c298");
+    while (doc->clip_count)
+        ak_clip_remove(doc, 0);
+    ck_assert_ptr_nonnull(ak_clip_add(doc, "again"));
+    ak_doc_free(doc);
+}
+END_TEST
+
+START_TEST(track_defaults_and_copies)
+{
+    ak_doc *doc = ak_doc_new();
+    ak_clip *clip = ak_clip_add(doc, "walk");
+    char bone[] = "Pelvis";
+    ak_track *t = ak_track_add(clip, bone);
+    bone[0] = 'X';
+    ck_assert_str_eq(t->bone, "Pelvis");
+    ck_assert(t->weight == 1.0);
+    ck_assert_int_eq(t->has_bone_id, 0);
+    ck_assert_ptr_eq(t->clip, clip);
+    ak_key *k = ak_key_add(t, AK_ROTATION);
+    ck_assert(k->v[0] == 0 && k->v[1] == 0 && k->v[2] == 0 && k->v[3] == 1);
+    k = ak_key_add(t, AK_TRANSLATION);
+    ck_assert(k->v[3] == 0);
+    ck_assert_ptr_null(ak_key_add(t, (ak_channel_kind)7));
+    ak_doc_free(doc);
+}
+END_TEST
+
+START_TEST(key_fingerprint_tracks_edits)
+{
+    ak_doc *doc = ak_doc_new();
+    ak_track *t = ak_track_add(ak_clip_add(doc, "c"), "b");
+    ak_key *k = ak_key_add(t, AK_ROTATION);
+    k->time = 0.5;
+    k->tick = 30;
+    k->v[0] = 0.25;
+    ck_assert_int_eq(ak_key_changed(k), 1); /* no stored bytes: must be encoded */
+    unsigned char raw[3] = { 1, 2, 3 };
+    ck_assert_int_eq(ak_key_set_raw(t, k, raw, sizeof raw), AK_OK);
+    raw[0] = 9;
+    ck_assert_int_eq(k->raw[0], 1);
+    ck_assert_uint_eq(k->raw_size, 3);
+    ck_assert_int_eq(ak_key_changed(k), 0);
+    k->v[1] = -0.0; /* -0.0 == 0.0 but the stored bits differ */
+    ck_assert_int_eq(ak_key_changed(k), 1);
+    k->v[1] = 0.0;
+    ck_assert_int_eq(ak_key_changed(k), 0);
+    k->tick = 31;
+    ck_assert_int_eq(ak_key_changed(k), 1);
+    k->tick = 30;
+    k->time = 0.5000001;
+    ck_assert_int_eq(ak_key_changed(k), 1);
+    ak_doc_free(doc);
+}
+END_TEST
+
+START_TEST(props_replace_and_keep_bytes)
+{
+    ak_doc *doc = ak_doc_new();
+    ck_assert_int_eq(ak_prop_set_int(doc, &doc->props, "flags", 1), AK_OK);
+    ck_assert_int_eq(ak_prop_set_int(doc, &doc->props, "flags", -7), AK_OK);
+    ck_assert_uint_eq(doc->props.count, 1);
+    ck_assert_int_eq(ak_prop_int(&doc->props, "flags", 0), -7);
+    ck_assert_int_eq(ak_prop_int(&doc->props, "absent", 42), 42);
+    const unsigned char name[24] = "CAMERA\0criptExp";
+    ck_assert_int_eq(ak_prop_set_bytes(doc, &doc->props, "raw_name", name, sizeof name), AK_OK);
+    const ak_prop *p = ak_prop_get(&doc->props, "raw_name");
+    ck_assert_int_eq(p->type, AK_PROP_BYTES);
+    ck_assert_uint_eq(p->size, 24);
+    ck_assert_int_eq(memcmp(p->data, name, 24), 0);
+    ck_assert_int_eq(ak_prop_set_string(doc, &doc->props, "s", "hi"), AK_OK);
+    ck_assert_int_eq(ak_prop_get(&doc->props, "s")->type, AK_PROP_STRING);
+    ck_assert_int_eq(ak_prop_int(&doc->props, "s", 5), 5);
+    ck_assert_int_eq(ak_prop_set_float(doc, &doc->props, "f", 2.5), AK_OK);
+    ck_assert(ak_prop_get(&doc->props, "f")->f == 2.5);
+    ak_doc_free(doc);
+}
+END_TEST
+
+static ak_doc *sample_doc(void)
+{
+    ak_doc *doc = ak_doc_new();
+    ak_doc_set_format(doc, "test", "T1");
+    ak_clip *clip = ak_clip_add(doc, "walk");
+    clip->duration = 1.0;
+    ak_track *t = ak_track_add(clip, "Root");
+    t->has_bone_hash = 1;
+    t->bone_hash = ak_crc32("Root", 4);
+    for (int i = 0; i < 3; i++) {
+        ak_key *k = ak_key_add(t, AK_ROTATION);
+        k->time = i * 0.5;
+        k->v[2] = sin(i * 0.1);
+        k->v[3] = cos(i * 0.1);
+        unsigned char raw = (unsigned char)i;
+        ak_key_set_raw(t, k, &raw, 1);
+    }
+    ak_event_add(clip, 0.25, "sound", "step.wav");
+    ak_prop_set_int(doc, &clip->props, "flags", 3);
+    return doc;
+}
+
+START_TEST(clone_is_deep)
+{
+    ak_doc *doc = sample_doc();
+    ak_doc *copy = ak_doc_clone(doc);
+    ck_assert_ptr_nonnull(copy);
+    ck_assert_str_eq(copy->format, "test");
+    ck_assert_str_eq(copy->variant, "T1");
+    ak_track *t = copy->clips[0]->tracks[0];
+    ck_assert_uint_eq(t->channel[AK_ROTATION].count, 3);
+    ak_key *k = &t->channel[AK_ROTATION].keys[2];
+    ck_assert_int_eq(ak_key_changed(k), 0);
+    ck_assert_ptr_ne(k->raw, doc->clips[0]->tracks[0]->channel[AK_ROTATION].keys[2].raw);
+    ck_assert_int_eq(k->raw[0], 2);
+    k->v[0] = 1;
+    ck_assert_int_eq(ak_key_changed(k), 1);
+    ck_assert(doc->clips[0]->tracks[0]->channel[AK_ROTATION].keys[2].v[0] == 0);
+    ck_assert_str_eq(copy->clips[0]->events[0].info, "step.wav");
+    ck_assert_int_eq(ak_prop_int(&copy->clips[0]->props, "flags", 0), 3);
+    ck_assert_uint_eq(t->bone_hash, 0xB6C65665u);
+    ak_doc_free(doc);
+    ak_doc_free(copy);
+}
+END_TEST
+
+START_TEST(stats_count_everything)
+{
+    ak_doc *doc = sample_doc();
+    ak_track *t = ak_track_add(doc->clips[0], "");
+    t->has_bone_hash = 1;
+    ak_key_add(t, AK_VISIBILITY);
+    ak_doc_stats s;
+    ak_doc_stats_get(doc, &s);
+    ck_assert_uint_eq(s.clips, 1);
+    ck_assert_uint_eq(s.tracks, 2);
+    ck_assert_uint_eq(s.keys[AK_ROTATION], 3);
+    ck_assert_uint_eq(s.keys[AK_VISIBILITY], 1);
+    ck_assert_uint_eq(s.events, 1);
+    ck_assert_uint_eq(s.hashes, 2);
+    ck_assert_uint_eq(s.hashes_named, 1);
+    ak_doc_free(doc);
+}
+END_TEST
+
+START_TEST(crc32_matches_zlib)
+{
+    /* The standard check value, and two bone hashes from the mab fact sheet. */
+    ck_assert_uint_eq(ak_crc32("123456789", 9), 0xCBF43926u);
+    ck_assert_uint_eq(ak_crc32("Root", 4), 0xB6C65665u);
+    ck_assert_uint_eq(ak_crc32("Pelvis", 6), 0xB021FD58u);
+    ck_assert_uint_eq(ak_crc32("L Thigh", 7), 0x04B99707u);
+    ck_assert_uint_eq(ak_crc32("", 0), 0);
+}
+END_TEST
+
+START_TEST(bone_names_from_dictionary)
+{
+    ak_doc *doc = ak_doc_new();
+    ak_clip *clip = ak_clip_add(doc, "c");
+    ak_track *a = ak_track_add(clip, "");
+    a->has_bone_hash = 1;
+    a->bone_hash = 0xB021FD58u;
+    ak_track *b = ak_track_add(clip, "");
+    b->has_bone_hash = 1;
+    b->bone_hash = 0x12345678u;
+    const char *names[] = { "pelvis", "Root", "Pelvis" };
+    ck_assert_uint_eq(ak_doc_name_bones(doc, names, 3), 1);
+    ck_assert_str_eq(a->bone, "Pelvis");
+    ck_assert_str_eq(b->bone, "");
+    ak_doc_free(doc);
+}
+END_TEST
+
+typedef struct seen {
+    int errors, warnings;
+} seen;
+
+static void count(void *user, const ak_message *m)
+{
+    seen *s = user;
+    if (m->severity == AK_ERROR)
+        s->errors++;
+    else if (m->severity == AK_WARNING)
+        s->warnings++;
+}
+
+START_TEST(validate_finds_problems)
+{
+    ak_doc *doc = sample_doc();
+    seen s = { 0, 0 };
+    ak_report rep = { 0 };
+    rep.on_message = count;
+    rep.user = &s;
+    ck_assert_uint_eq(ak_doc_validate(doc, "x", &rep), 0);
+    ck_assert_int_eq(s.warnings, 0);
+    ak_track *t = doc->clips[0]->tracks[0];
+    t->channel[AK_ROTATION].keys[1].v[3] = 2.0; /* not unit */
+    t->channel[AK_ROTATION].keys[2].time = 0.1; /* before key 1 */
+    ck_assert_uint_eq(ak_doc_validate(doc, "x", &rep), 1);
+    ck_assert_int_eq(s.errors, 1);
+    ck_assert_int_eq(s.warnings, 1);
+    ck_assert_int_eq(rep.status, AK_E_DATA);
+    t->channel[AK_ROTATION].keys[0].v[0] = NAN;
+    s.errors = 0;
+    ck_assert_uint_eq(ak_doc_validate(doc, "x", &rep), 2);
+    ak_doc_free(doc);
+}
+END_TEST
+
+START_TEST(json_has_schema_and_exact_numbers)
+{
+    ak_doc *doc = sample_doc();
+    ak_track *t = doc->clips[0]->tracks[0];
+    ak_track_set_bone(t, "Bip \"01\"\n");
+    t->channel[AK_ROTATION].keys[0].v[0] = -0.0;
+    t->channel[AK_ROTATION].keys[0].v[1] = 0.1;
+    t->channel[AK_ROTATION].keys[0].v[2] = (double)0.70710677f;
+    FILE *fp = tmpfile();
+    ck_assert_int_eq(ak_doc_write_json(doc, NULL, AK_JSON_RAW, fp), AK_OK);
+    long n = ftell(fp);
+    rewind(fp);
+    char *text = calloc(1, (size_t)n + 1);
+    ck_assert(fread(text, 1, (size_t)n, fp) == (size_t)n);
+    fclose(fp);
+    ck_assert_ptr_nonnull(strstr(text, "{\"animkit\":1,\"format\":\"test\",\"variant\":\"T1\""));
+    ck_assert_ptr_nonnull(strstr(text, "\"bone\":\"Bip \\\"01\\\"\\n\""));
+    ck_assert_ptr_nonnull(strstr(text, "\"hash\":3066451557"));
+    ck_assert_ptr_nonnull(strstr(text, "\"rotation\":[[0,-0,0.1,0.70710676908493042,1]"));
+    ck_assert_ptr_nonnull(strstr(text, "\"rotation_raw\":[\"00\",\"01\",\"02\"]"));
+    ck_assert_ptr_nonnull(strstr(text, "\"events\":[{\"time\":0.25,\"type\":\"sound\",\"info\":\"step.wav\"}]"));
+    free(text);
+    ak_doc_free(doc);
+}
+END_TEST
+
+/* A codec that asks for as many keys as a count in the file says. */
+static ak_status greedy_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc)
+{
+    ak_reader r;
+    ak_reader_init(&r, job, bytes, size);
+    uint32_t keys = ak_u32(&r);
+    ak_track *t = ak_track_add(ak_clip_add(doc, "c"), "b");
+    for (uint32_t i = 0; i < keys; i++)
+        if (!ak_key_add(t, AK_ROTATION))
+            return AK_E_NOMEM;
+    return AK_OK;
+}
+
+static const ak_codec greedy = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "greedy", "1", "test",
+                                 "MIT", "greedy", NULL, greedy_read, NULL };
+
+START_TEST(read_memory_is_capped)
+{
+    const ak_codec *codecs[] = { &greedy, NULL };
+    ak_registry *reg = ak_test_registry(codecs);
+    unsigned char bytes[4] = { 0x00, 0x00, 0x10, 0x00 }; /* 1 Mi keys */
+    ak_options o = { sizeof o, "greedy", "greedy.bin", NULL, 64 * 1024 };
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    ck_assert_int_eq(ak_read(reg, bytes, 4, &o, &doc, &rep), AK_E_LIMIT);
+    ck_assert_ptr_null(doc);
+    ck_assert_ptr_nonnull(strstr(rep.message, "greedy.bin: greedy: error:"));
+    ck_assert_int_eq(ak_status_exit(rep.status), 65);
+    o.max_alloc = 0; /* the default cap, 256 x input + 64 MiB */
+    unsigned char few[4] = { 0x00, 0x01, 0x00, 0x00 }; /* 256 keys */
+    ak_report rep2 = { 0 };
+    ck_assert_int_eq(ak_read(reg, few, 4, &o, &doc, &rep2), AK_OK);
+    ck_assert_str_eq(doc->format, "greedy");
+    ck_assert_uint_eq(doc->clips[0]->tracks[0]->channel[AK_ROTATION].count, 256);
+    /* After the read the cap is lifted: a host may grow the document. */
+    for (int i = 0; i < 100000; i++)
+        ck_assert_ptr_nonnull(ak_key_add(doc->clips[0]->tracks[0], AK_ROTATION));
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+}
+END_TEST
+
+START_TEST(status_exit_codes)
+{
+    ck_assert_int_eq(ak_status_exit(AK_OK), 0);
+    ck_assert_int_eq(ak_status_exit(AK_E_USAGE), 64);
+    ck_assert_int_eq(ak_status_exit(AK_E_DATA), 65);
+    ck_assert_int_eq(ak_status_exit(AK_E_AMBIGUOUS), 65);
+    ck_assert_int_eq(ak_status_exit(AK_E_NOINPUT), 66);
+    ck_assert_int_eq(ak_status_exit(AK_E_CANTCREATE), 73);
+    ck_assert_int_eq(ak_status_exit(AK_E_IO), 74);
+    ck_assert_int_eq(ak_status_exit(AK_E_CONFIG), 78);
+    ck_assert_str_eq(ak_status_name(AK_E_DATA), "bad data");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("model");
+    TCase *tc = tcase_create("model");
+    tcase_add_test(tc, new_doc_is_empty);
+    tcase_add_test(tc, clip_lookup_is_case_insensitive_first_match);
+    tcase_add_test(tc, many_clips_grow_and_shrink);
+    tcase_add_test(tc, track_defaults_and_copies);
+    tcase_add_test(tc, key_fingerprint_tracks_edits);
+    tcase_add_test(tc, props_replace_and_keep_bytes);
+    tcase_add_test(tc, clone_is_deep);
+    tcase_add_test(tc, stats_count_everything);
+    tcase_add_test(tc, crc32_matches_zlib);
+    tcase_add_test(tc, bone_names_from_dictionary);
+    tcase_add_test(tc, validate_finds_problems);
+    tcase_add_test(tc, json_has_schema_and_exact_numbers);
+    tcase_add_test(tc, read_memory_is_capped);
+    tcase_add_test(tc, status_exit_codes);
+    suite_add_tcase(s, tc);
+    return ak_test_run(s);
+}

@@ -1,0 +1,298 @@
+/* test_registry.c - loading plugins (a good one and deliberately broken
+ * ones built in tests/plugins), refusals, probe scores, ties and
+ * priorities, write targets and loss reports. */
+#include "testutil.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const ak_codec *animkit_codec(void); /* examples/plugin/akm.c, linked in */
+
+static char dir[PATH_MAX];
+
+static void make_tmpdir(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/ak-registry-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static const char *plugin(const char *name, char *buf, size_t n)
+{
+    const char *b = getenv("AK_BUILDDIR");
+    ck_assert_msg(b != NULL, "AK_BUILDDIR is not set (run through make check)");
+    snprintf(buf, n, "%s/tests/plugins/.libs/%s.so", b, name);
+    return buf;
+}
+
+static const char *write_file(const char *name, const char *text)
+{
+    static char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *fp = fopen(path, "w");
+    ck_assert_ptr_nonnull(fp);
+    fputs(text, fp);
+    fclose(fp);
+    return path;
+}
+
+static ak_registry *open_config(const char *text, ak_report *rep)
+{
+    const char *path = write_file("animkit.ini", text);
+    ak_registry_config cfg = { sizeof cfg, 0, path, NULL, NULL, NULL, "/nonexistent" };
+    ak_registry *reg = NULL;
+    ck_assert_int_eq(ak_registry_open(&cfg, &reg, rep), AK_OK);
+    return reg;
+}
+
+static const char *refusal(const ak_registry *reg, const char *name)
+{
+    for (size_t i = 0; i < ak_registry_refused_count(reg); i++)
+        if (!strcmp(ak_registry_refused(reg, i)->name, name))
+            return ak_registry_refused(reg, i)->reason;
+    return NULL;
+}
+
+START_TEST(good_plugin_loads)
+{
+    make_tmpdir();
+    char p[PATH_MAX], text[PATH_MAX + 64];
+    snprintf(text, sizeof text, "[plugin akm]\npath = %s\npriority = 3\n", plugin("akm", p, sizeof p));
+    ak_report rep = { 0 };
+    ak_registry *reg = open_config(text, &rep);
+    ck_assert_uint_eq(ak_registry_count(reg), 1);
+    const ak_plugin_info *info = ak_registry_plugin(reg, 0);
+    ck_assert_str_eq(info->codec->name, "akm");
+    ck_assert_str_eq(info->path, p);
+    ck_assert_int_eq(info->priority, 3);
+    ck_assert_ptr_eq(ak_registry_find(reg, "akm"), info);
+    ck_assert_ptr_null(ak_registry_find(reg, "ifp"));
+    ck_assert_uint_eq(ak_registry_refused_count(reg), 0);
+    ak_registry_free(reg);
+}
+END_TEST
+
+START_TEST(broken_plugins_are_refused_and_skipped)
+{
+    make_tmpdir();
+    char text[8192] = "", p[PATH_MAX];
+    const char *names[] = { "akm", "badabi", "newminor", "nosym", "small", "dupname" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t used = strlen(text);
+        snprintf(text + used, sizeof text - used, "[plugin %s]\npath = %s\n", names[i],
+                 plugin(names[i], p, sizeof p));
+    }
+    write_file("notso.so", "this is not an ELF file\n");
+    strcat(text, "[plugin notso]\npath = ./notso.so\n[plugin missing]\npath = /nonexistent/missing.so\n");
+    /* A copy of the good plugin that anyone may overwrite. */
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s/open.so", dir);
+    size_t n;
+    unsigned char *so = ak_test_slurp(plugin("akm", p, sizeof p), &n);
+    FILE *fp = fopen(copy, "wb");
+    fwrite(so, 1, n, fp);
+    fclose(fp);
+    free(so);
+    chmod(copy, 0666);
+    strcat(text, "[plugin open]\npath = open.so\n");
+    /* only a bare file name is looked up in plugin_dir; "open.so" has no slash */
+    strcat(text, "[animkit]\nplugin_dir = .\nautoload = no\n");
+    ak_report rep = { 0 };
+    ak_registry *reg = open_config(text, &rep);
+    ck_assert_uint_eq(ak_registry_count(reg), 1);
+    ck_assert_str_eq(ak_registry_plugin(reg, 0)->codec->name, "akm");
+    const char *why;
+    ck_assert_ptr_nonnull(why = refusal(reg, "badabi"));
+    ck_assert_ptr_nonnull(strstr(why, "built for animkit ABI 2.0, but this animkit has ABI 1.0"));
+    ck_assert_ptr_nonnull(why = refusal(reg, "newminor"));
+    ck_assert_ptr_nonnull(strstr(why, "ABI 1.1"));
+    ck_assert_ptr_nonnull(why = refusal(reg, "nosym"));
+    ck_assert_ptr_nonnull(strstr(why, "no entry symbol 'animkit_codec'"));
+    ck_assert_ptr_nonnull(why = refusal(reg, "small"));
+    ck_assert_ptr_nonnull(strstr(why, "descriptor is 24 bytes"));
+    ck_assert_ptr_nonnull(why = refusal(reg, "dupname"));
+    ck_assert_ptr_nonnull(strstr(why, "already taken"));
+    ck_assert_ptr_nonnull(why = refusal(reg, "notso"));
+    ck_assert_ptr_nonnull(strstr(why, "cannot be loaded as a shared object"));
+    ck_assert_ptr_nonnull(why = refusal(reg, "missing"));
+    ck_assert_ptr_nonnull(strstr(why, "file not found"));
+    ck_assert_ptr_nonnull(why = refusal(reg, "open"));
+    ck_assert_ptr_nonnull(strstr(why, "writable by other users"));
+    ck_assert_uint_eq(ak_registry_refused_count(reg), 8);
+    ak_registry_free(reg);
+}
+END_TEST
+
+START_TEST(autoload_and_disable)
+{
+    make_tmpdir();
+    char p[PATH_MAX], text[PATH_MAX + 128];
+    plugin("akm", p, sizeof p);
+    *strrchr(p, '/') = '\0';
+    /* The folder holds every test plugin; disabling the broken ones by name
+     * leaves akm and rival. */
+    snprintf(text, sizeof text,
+             "[animkit]\nplugin_dir = %s\n[plugin badabi]\nenabled = no\n[plugin newminor]\nenabled = no\n"
+             "[plugin nosym]\nenabled = no\n[plugin small]\nenabled = no\n[plugin dupname]\nenabled = no\n"
+             "[plugin rival]\nenabled = no\n",
+             p);
+    ak_report rep = { 0 };
+    ak_registry *reg = open_config(text, &rep);
+    ck_assert_uint_eq(ak_registry_count(reg), 1);
+    ck_assert_str_eq(ak_registry_plugin(reg, 0)->codec->name, "akm");
+    ck_assert_uint_eq(ak_registry_refused_count(reg), 0);
+    ak_registry_free(reg);
+}
+END_TEST
+
+static unsigned char akm_file[] = { 'A', 'K', 'M', '1', 0, 0, 0x80, 0x3f, 1, 0, 0, 0, 4, 'R', 'o', 'o', 't',
+                                    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x3f };
+
+START_TEST(probe_tie_is_ambiguous_and_priority_breaks_it)
+{
+    make_tmpdir();
+    char a[PATH_MAX], b[PATH_MAX], text[2 * PATH_MAX + 128];
+    snprintf(text, sizeof text, "[animkit]\nautoload = no\n[plugin akm]\npath = %s\n[plugin rival]\npath = %s\n",
+             plugin("akm", a, sizeof a), plugin("rival", b, sizeof b));
+    ak_report rep = { 0 };
+    ak_registry *reg = open_config(text, &rep);
+    ck_assert_uint_eq(ak_registry_count(reg), 2);
+    ak_probe_result pr;
+    ck_assert_int_eq(ak_probe(reg, akm_file, sizeof akm_file, "x.akm", &pr, &rep), AK_E_AMBIGUOUS);
+    ck_assert_int_eq(pr.score, 100);
+    ck_assert_ptr_nonnull(strstr(rep.message, "'akm' and 'rival' both score 100"));
+    ak_doc *doc = NULL;
+    ak_report rep2 = { 0 };
+    ck_assert_int_eq(ak_test_try_read(reg, akm_file, sizeof akm_file, "x.akm", &doc, &rep2), AK_E_AMBIGUOUS);
+    /* --format breaks the tie */
+    ak_options o = { sizeof o, "akm", "x.akm", NULL, 0 };
+    ak_report rep3 = { 0 };
+    ck_assert_int_eq(ak_read(reg, akm_file, sizeof akm_file, &o, &doc, &rep3), AK_OK);
+    ck_assert_str_eq(doc->format, "akm");
+    ck_assert_str_eq(doc->clips[0]->tracks[0]->bone, "Root");
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+    /* and so does a priority */
+    snprintf(text, sizeof text,
+             "[animkit]\nautoload = no\n[plugin akm]\npath = %s\n[plugin rival]\npath = %s\npriority = 5\n", a, b);
+    reg = open_config(text, &rep);
+    ak_report rep4 = { 0 };
+    ck_assert_int_eq(ak_probe(reg, akm_file, sizeof akm_file, "x.akm", &pr, &rep4), AK_OK);
+    ck_assert_str_eq(pr.codec->name, "rival");
+    ak_registry_free(reg);
+}
+END_TEST
+
+static ak_status noop_read(ak_job *job, const unsigned char *b, size_t n, ak_doc *doc)
+{
+    (void)job; (void)b; (void)n;
+    return ak_clip_add(doc, "x") ? AK_OK : AK_E_NOMEM;
+}
+static const ak_codec by_ext = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "byext", "1", "t", "MIT",
+                                 "bx,byx", NULL, noop_read, NULL };
+
+START_TEST(extension_alone_scores_low)
+{
+    const ak_codec *codecs[] = { animkit_codec(), &by_ext, NULL };
+    ak_registry *reg = ak_test_registry(codecs);
+    ak_probe_result pr;
+    ak_report rep = { 0 };
+    ck_assert_int_eq(ak_probe(reg, "zzzz", 4, "dir.v2/file.BYX", &pr, &rep), AK_OK);
+    ck_assert_str_eq(pr.codec->name, "byext");
+    ck_assert_int_eq(pr.score, AK_PROBE_EXTENSION);
+    /* magic beats extension */
+    ck_assert_int_eq(ak_probe(reg, akm_file, sizeof akm_file, "file.bx", &pr, &rep), AK_OK);
+    ck_assert_str_eq(pr.codec->name, "akm");
+    ak_report rep2 = { 0 };
+    ck_assert_int_eq(ak_probe(reg, "zzzz", 4, "file.txt", &pr, &rep2), AK_E_NOFORMAT);
+    ck_assert_ptr_nonnull(strstr(rep2.message, "no plugin recognises this file"));
+    ak_registry_free(reg);
+}
+END_TEST
+
+START_TEST(add_codec_checks_descriptor)
+{
+    const ak_codec *codecs[] = { animkit_codec(), NULL };
+    ak_registry *reg = ak_test_registry(codecs);
+    ak_report rep = { 0 };
+    ck_assert_int_eq(ak_registry_add_codec(reg, animkit_codec(), 0, &rep), AK_E_USAGE);
+    ck_assert_ptr_nonnull(strstr(rep.message, "already taken"));
+    ak_codec bad = *animkit_codec();
+    bad.name = "Bad Name";
+    ak_report rep2 = { 0 };
+    ck_assert_int_eq(ak_registry_add_codec(reg, &bad, 0, &rep2), AK_E_USAGE);
+    ck_assert_uint_eq(ak_registry_count(reg), 1);
+    ak_registry_free(reg);
+}
+END_TEST
+
+typedef struct warned {
+    char all[4096];
+} warned;
+
+static void collect(void *user, const ak_message *m)
+{
+    warned *w = user;
+    size_t used = strlen(w->all);
+    snprintf(w->all + used, sizeof w->all - used, "%s\n", m->text);
+}
+
+START_TEST(write_reports_losses_and_picks_by_extension)
+{
+    const ak_codec *codecs[] = { animkit_codec(), NULL };
+    ak_registry *reg = ak_test_registry(codecs);
+    ak_doc *doc = ak_doc_new();
+    ak_doc_set_format(doc, "ifp", "ANP3");
+    ak_clip *clip = ak_clip_add(doc, "walk");
+    ak_track *t = ak_track_add(clip, "Pelvis");
+    t->has_bone_id = 1;
+    ak_key_add(t, AK_ROTATION);
+    ak_key_add(t, AK_TRANSLATION);
+    ak_key_add(t, AK_TRANSLATION);
+    ak_event_add(clip, 0, "a", "b");
+    warned w = { "" };
+    ak_report rep = { 0 };
+    rep.on_message = collect;
+    rep.user = &w;
+    ak_options o = { sizeof o, NULL, "out/walk.AKM", NULL, 0 };
+    unsigned char *bytes;
+    size_t n;
+    ck_assert_int_eq(ak_write(reg, doc, &o, &bytes, &n, &rep), AK_OK);
+    ck_assert_ptr_nonnull(strstr(w.all, "2 translation keys will be dropped: akm cannot store them"));
+    ck_assert_ptr_nonnull(strstr(w.all, "1 events will be dropped"));
+    ck_assert_ptr_nonnull(strstr(w.all, "1 bone ids will be dropped"));
+    ck_assert_ptr_nonnull(strstr(w.all, "specific to the ifp format"));
+    ck_assert_uint_eq(n, 4 + 4 + 4 + 1 + 6 + 4 + 20);
+    ak_buffer_free(reg, bytes);
+    /* two clips cannot go into a one-clip format */
+    ak_clip_add(doc, "run");
+    ak_report rep2 = { 0 };
+    ck_assert_int_eq(ak_write(reg, doc, &o, &bytes, &n, &rep2), AK_E_USAGE);
+    ck_assert_ptr_nonnull(strstr(rep2.message, "exactly one clip"));
+    /* an unknown extension without --to is a usage error */
+    ak_options o2 = { sizeof o2, NULL, "walk.xyz", NULL, 0 };
+    ak_report rep3 = { 0 };
+    ck_assert_int_eq(ak_write(reg, doc, &o2, &bytes, &n, &rep3), AK_E_USAGE);
+    ck_assert_ptr_nonnull(strstr(rep3.message, "--to"));
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("registry");
+    TCase *tc = tcase_create("registry");
+    tcase_add_test(tc, good_plugin_loads);
+    tcase_add_test(tc, broken_plugins_are_refused_and_skipped);
+    tcase_add_test(tc, autoload_and_disable);
+    tcase_add_test(tc, probe_tie_is_ambiguous_and_priority_breaks_it);
+    tcase_add_test(tc, extension_alone_scores_low);
+    tcase_add_test(tc, add_codec_checks_descriptor);
+    tcase_add_test(tc, write_reports_losses_and_picks_by_extension);
+    suite_add_tcase(s, tc);
+    return ak_test_run(s);
+}
