@@ -1,0 +1,86 @@
+/*
+ * mab.h - internal interface of the Dunia / Disrupt .mab plugin.
+ *
+ * Two families (fact sheet mab.md):
+ *  - family D (Watch Dogs 1, 2, Legion, Far Cry 4, 5): bone CRC-32 hashes,
+ *    a flag byte per bone, u16 key times, the chunked JointRotations
+ *    bitstream and 48-bit constant quaternions;
+ *  - family S (Far Cry 2, 3, Blood Dragon): bone masks, 48-bit quaternions
+ *    in groups of eight frames with presence bytes.
+ */
+#ifndef ANIMKIT_MAB_H
+#define ANIMKIT_MAB_H
+
+#include <animkit/plugin.h>
+
+/* Version words (u16 at offset 0). */
+#define MAB_V_FC2 0x004Cu
+#define MAB_V_FC3 0x0061u
+#define MAB_V_FC3BD 0x0062u
+#define MAB_V_FC4 0x0081u
+#define MAB_V_PRIMAL 0x0082u
+#define MAB_V_FC5 0x00B0u
+#define MAB_V_WD1 0x329Bu
+#define MAB_V_WD2 0x46AFu
+#define MAB_V_WDL 0x46B4u
+
+const ak_codec *mab_codec(void);
+
+/* Name of a version word ("Watch Dogs Legion"...), or NULL if unknown. */
+const char *mab_version_name(unsigned version);
+
+/* ---- bit reading (bits.c) ---------------------------------------------- */
+
+/* LSB-first bit reader over [data, data + size); bits past the end read 0
+ * and set `over`. */
+typedef struct mab_bits {
+    const unsigned char *data;
+    size_t size;
+    uint64_t pos; /* in bits from data */
+    int over;
+} mab_bits;
+
+void mab_bits_init(mab_bits *b, const unsigned char *data, size_t size);
+uint32_t mab_bits_get(mab_bits *b, unsigned n); /* n <= 32 */
+
+/* S[b] of the sheet's table (b = 0..16). */
+double mab_slope_scale(unsigned bits);
+
+/* Decodes a 48-bit quaternion (sheet section 7) into x, y, z, w.
+ * `w2_signed`: family S reads the third word as int16. */
+void mab_quat48(const unsigned char *p, int w2_signed, double q[4]);
+
+/* Builds a rotation from three stored components, the implicit index and
+ * the sign bit (sheet section 6, reconstruction). */
+void mab_quat_rebuild(const double stored[3], unsigned implicit, int negative, double q[4]);
+
+/* ---- reading --------------------------------------------------------- */
+
+/* Per-read state shared by the family readers. */
+typedef struct mab_ctx {
+    ak_job *job;
+    const unsigned char *bytes;
+    size_t size;
+    ak_doc *doc;
+    ak_clip *clip;
+} mab_ctx;
+
+/* Props helpers: each returns 0 and fails the job when out of memory. */
+int mab_prop_int(mab_ctx *c, ak_props *props, const char *key, int64_t v);
+int mab_prop_float(mab_ctx *c, ak_props *props, const char *key, double v);
+int mab_prop_bytes(mab_ctx *c, ak_props *props, const char *key, size_t off, size_t n);
+int mab_prop_string(mab_ctx *c, ak_props *props, const char *key, const char *v);
+/* Fails the job with AK_E_NOMEM unless it already failed. */
+ak_status mab_oom(mab_ctx *c);
+
+/* The codec's read entry (read.c). */
+ak_status mab_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc);
+
+ak_status mab_read_family_d(mab_ctx *c, unsigned version);
+ak_status mab_read_family_s(mab_ctx *c, unsigned version);
+
+/* Offset of the first 'aNi' block header an FC5 file would use, or
+ * (size_t)-1. Scans at most `limit` bytes. Used by the probe too. */
+size_t mab_fc5_find_block(const unsigned char *bytes, size_t size, size_t limit, unsigned *bones);
+
+#endif
