@@ -1,0 +1,43 @@
+/* plugin.c - the ani codec's descriptor and probe. */
+#include "ani.h"
+
+#include <string.h>
+
+static int has_ani_extension(const char *filename)
+{
+    if (!filename)
+        return 0;
+    const char *dot = strrchr(filename, '.');
+    const char *slash = strrchr(filename, '/');
+    if (!dot || (slash && dot < slash))
+        return 0;
+    return (dot[1] == 'a' || dot[1] == 'A') && (dot[2] == 'n' || dot[2] == 'N') &&
+           (dot[3] == 'i' || dot[3] == 'I') && dot[4] == '\0';
+}
+
+int ani_probe(const unsigned char *bytes, size_t size, const char *filename)
+{
+    if (size >= 4 && memcmp(bytes, "ANI\0", 4) == 0)
+        return AK_PROBE_MAGIC;
+    /* ".ani" is also the Windows animated cursor (a RIFF file): not ours. */
+    if (size >= 4 && memcmp(bytes, "RIFF", 4) == 0)
+        return 0;
+    return has_ani_extension(filename) ? AK_PROBE_EXTENSION : 0;
+}
+
+static const ak_codec codec = {
+    AK_ABI_MAJOR,
+    AK_ABI_MINOR,
+    sizeof(ak_codec),
+    AK_CAP_TRANSLATION | AK_CAP_EVENTS | AK_CAP_WEIGHT | AK_CAP_BONE_NAME,
+    "ani",
+    "1.0.0",
+    "io3DEngine (Lost Saga) animation, versions 4000/4001/4002",
+    "MIT",
+    "ani",
+    ani_probe,
+    ani_read,
+    ani_write,
+};
+
+const ak_codec *ani_codec(void) { return &codec; }
