@@ -1,0 +1,64 @@
+/* plugin.c - the anm codec descriptor and probe. */
+#include "anm.h"
+
+#include <string.h>
+#include <strings.h>
+
+static int anm_probe(const unsigned char *bytes, size_t size, const char *filename)
+{
+    if (size >= 4 && memcmp(bytes, "EANM", 4) == 0)
+        return AK_PROBE_MAGIC;
+    if (filename) {
+        const char *dot = strrchr(filename, '.');
+        const char *slash = strrchr(filename, '/');
+        if (dot && (!slash || dot > slash) && strcasecmp(dot, ".anm") == 0)
+            return 10; /* many engines use .anm: a weak guess only */
+    }
+    return 0;
+}
+
+static const ak_codec anm_descriptor = {
+    AK_ABI_MAJOR,
+    AK_ABI_MINOR,
+    sizeof(ak_codec),
+    AK_CAP_TRANSLATION | AK_CAP_VISIBILITY | AK_CAP_BONE_NAME | AK_CAP_SCALE,
+    "anm",
+    "1.0.0",
+    "GEM engine animation (EANM 4.0 FRMN, 6.0/6.1 FRM2, FRM3): Men of War, Gates of Hell",
+    "MIT",
+    "anm",
+    anm_probe,
+    anm_read,
+    anm_write,
+};
+
+const ak_codec *anm_codec(void) { return &anm_descriptor; }
+
+void anm_store_u32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+}
+
+void anm_extra_store(unsigned char *p, const anm_extra *e)
+{
+    anm_store_u32(p, e->frame);
+    p[4] = (unsigned char)e->flags;
+    p[5] = (unsigned char)(e->flags >> 8);
+    p[6] = e->kind;
+    p[7] = e->order;
+    anm_store_u32(p + 8, e->mesh_off);
+    anm_store_u32(p + 12, e->mesh_size);
+}
+
+void anm_extra_load(const unsigned char *p, anm_extra *e)
+{
+    e->frame = ak_load_u32(p);
+    e->flags = ak_load_u16(p + 4);
+    e->kind = p[6];
+    e->order = p[7];
+    e->mesh_off = ak_load_u32(p + 8);
+    e->mesh_size = ak_load_u32(p + 12);
+}

@@ -1,0 +1,679 @@
+/* read.c - decoding EANM files (sheet §1-§10) into one clip.
+ *
+ * Time: the frame rate is not stored anywhere (§10). Frame numbers are the
+ * native ticks (key.tick); seconds assume the read parameter fps (default
+ * 30 frames per second, an assumption): time = frame / fps, tick_rate =
+ * fps, frame_rate = 0 (not stored).
+ *
+ * The file is walked once into a flat list of records (one per FRM2/FRM3
+ * key or FRMN BONE block), then keys are built per bone in frame order. */
+#include "anm.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rec {
+    uint32_t frame, bone;
+    uint16_t flags;    /* FRM2/3 flags, or synthesised for FRMN */
+    uint8_t kind;      /* ANM_TAG_* */
+    uint8_t order;     /* FRMN sub-chunk order */
+    size_t off;        /* offset of the record (messages) */
+    size_t pos, rot, scale; /* offsets of float[3] payloads (FRMN: rot = MATR) */
+    size_t visi;       /* FRMN: offset of the VISI int32 */
+    size_t mesh;       /* offset of the mesh body */
+    uint32_t mesh_size;
+} rec;
+
+typedef struct chunk {
+    uint8_t kind;
+    uint32_t frame;
+    size_t first, count; /* records */
+} chunk;
+
+typedef struct reader_state {
+    ak_job *job;
+    ak_reader r;
+    const unsigned char *data;
+    uint32_t bones;
+    uint32_t frms;
+    rec *recs;
+    size_t nrec, caprec;
+    chunk *chunks;
+    size_t nchunk, capchunk;
+} reader_state;
+
+static int is_tag(const ak_reader *r, const char *tag)
+{
+    return ak_remaining(r) >= 4 && memcmp(r->data + r->pos, tag, 4) == 0;
+}
+
+/* A printable rendering of the 4 bytes at `p` for messages. */
+static void tag_text(const unsigned char *p, size_t n, char out[20])
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && i < 4; i++) {
+        if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\')
+            out[o++] = (char)p[i];
+        else
+            o += (size_t)snprintf(out + o, 5, "\\x%02x", p[i]);
+    }
+    out[o] = '\0';
+}
+
+static rec *new_rec(reader_state *st)
+{
+    if (st->nrec == st->caprec) {
+        /* Each record takes at least 3 input bytes, so the growth is
+         * bounded by the input size. */
+        size_t cap = st->caprec ? st->caprec * 2 : 64;
+        rec *p = realloc(st->recs, cap * sizeof *p);
+        if (!p) {
+            ak_fail(st->job, AK_E_NOMEM, (int64_t)st->r.pos, "out of memory");
+            return NULL;
+        }
+        st->recs = p;
+        st->caprec = cap;
+    }
+    rec *x = &st->recs[st->nrec++];
+    memset(x, 0, sizeof *x);
+    x->pos = x->rot = x->scale = x->visi = x->mesh = SIZE_MAX;
+    return x;
+}
+
+static chunk *new_chunk(reader_state *st, uint8_t kind, uint32_t frame)
+{
+    if (st->nchunk == st->capchunk) {
+        size_t cap = st->capchunk ? st->capchunk * 2 : 32;
+        chunk *p = realloc(st->chunks, cap * sizeof *p);
+        if (!p) {
+            ak_fail(st->job, AK_E_NOMEM, (int64_t)st->r.pos, "out of memory");
+            return NULL;
+        }
+        st->chunks = p;
+        st->capchunk = cap;
+    }
+    chunk *c = &st->chunks[st->nchunk++];
+    c->kind = kind;
+    c->frame = frame;
+    c->first = st->nrec;
+    c->count = 0;
+    return c;
+}
+
+static int check_bone(reader_state *st, uint32_t bone, size_t off)
+{
+    if (bone >= st->bones) {
+        ak_fail(st->job, AK_E_DATA, (int64_t)off, "bone index %u is outside BMAP (%u bones)", bone,
+                st->bones);
+        return 0;
+    }
+    return 1;
+}
+
+/* FRM2 / FRM3 keys (§7, §8). */
+static int read_keys(reader_state *st, chunk *c)
+{
+    ak_reader *r = &st->r;
+    uint8_t count = ak_u8(r);
+    if (!ak_need_array(r, count, 3, "FRM2/FRM3 keys"))
+        return 0;
+    for (unsigned k = 0; k < count; k++) {
+        size_t off = r->pos;
+        uint8_t bone = ak_u8(r);
+        uint16_t flags = ak_u16(r);
+        if (r->failed || !check_bone(st, bone, off))
+            return 0;
+        if (flags & ~ANM_F_KNOWN) {
+            ak_fail(st->job, AK_E_UNSUPPORTED, (int64_t)off + 1,
+                    "key flags 0x%04x set bits above 0x40 whose payload is undocumented", flags);
+            return 0;
+        }
+        rec *x = new_rec(st);
+        if (!x)
+            return 0;
+        x->frame = c->frame;
+        x->bone = bone;
+        x->flags = flags;
+        x->kind = c->kind;
+        x->off = off;
+        if (flags & ANM_F_POS) {
+            x->pos = r->pos;
+            ak_skip(r, 12, "position");
+        }
+        if (flags & ANM_F_ROT) {
+            x->rot = r->pos;
+            ak_skip(r, 12, "orientation");
+        }
+        if (flags & ANM_F_SCALE) {
+            x->scale = r->pos;
+            ak_skip(r, 12, "scale");
+        }
+        if (flags & ANM_F_MESH) {
+            uint32_t size = ak_u32(r);
+            x->mesh = r->pos;
+            x->mesh_size = size;
+            ak_skip(r, size, "mesh payload");
+        }
+        if (r->failed)
+            return 0;
+        c->count++;
+    }
+    return 1;
+}
+
+/* FRMN BONE blocks (§6). */
+static int read_bones(reader_state *st, chunk *c)
+{
+    ak_reader *r = &st->r;
+    while (is_tag(r, "BONE")) {
+        size_t off = r->pos;
+        ak_skip(r, 4, "BONE");
+        uint32_t bone = ak_u32(r);
+        if (r->failed || !check_bone(st, bone, off + 4))
+            return 0;
+        rec *x = new_rec(st);
+        if (!x)
+            return 0;
+        x->frame = c->frame;
+        x->bone = bone;
+        x->kind = ANM_TAG_FRMN;
+        x->off = off;
+        int nsub = 0;
+        for (;;) {
+            size_t soff = r->pos;
+            int code = is_tag(r, "MATR") ? ANM_SUB_MATR
+                       : is_tag(r, "VISI") ? ANM_SUB_VISI
+                       : is_tag(r, "MESH") ? ANM_SUB_MESH
+                                           : ANM_SUB_END;
+            if (code == ANM_SUB_END)
+                break;
+            for (int i = 0; i < nsub; i++)
+                if (((x->order >> (2 * i)) & 3) == code) {
+                    ak_fail(st->job, AK_E_UNSUPPORTED, (int64_t)soff,
+                            "BONE block of bone %u holds a second %.4s sub-chunk (not supported)", bone,
+                            (const char *)r->data + soff);
+                    return 0;
+                }
+            x->order = (uint8_t)(x->order | code << (2 * nsub));
+            nsub++;
+            ak_skip(r, 4, "sub-chunk tag");
+            if (code == ANM_SUB_MATR) {
+                x->rot = r->pos;
+                x->pos = r->pos + 36;
+                x->flags |= ANM_F_POS | ANM_F_ROT;
+                ak_skip(r, 48, "MATR");
+            } else if (code == ANM_SUB_VISI) {
+                x->visi = r->pos;
+                int32_t v = ak_i32(r);
+                x->flags |= v ? ANM_F_VIS_ON : ANM_F_VIS_OFF;
+            } else {
+                uint32_t size = ak_u32(r);
+                x->mesh = r->pos;
+                x->mesh_size = size;
+                x->flags |= ANM_F_MESH;
+                ak_skip(r, size, "MESH payload");
+            }
+            if (r->failed)
+                return 0;
+        }
+        c->count++;
+    }
+    return 1;
+}
+
+static int frame_width(uint32_t frms)
+{
+    uint32_t max = frms - 1;
+    return max <= 0xFFu ? 1 : max <= 0xFFFFu ? 2 : 4;
+}
+
+static int read_frames(reader_state *st)
+{
+    ak_reader *r = &st->r;
+    while (!r->failed && ak_remaining(r) > 0) {
+        size_t off = r->pos;
+        if (!ak_need(r, 4, "chunk tag"))
+            return 0;
+        if (is_tag(r, "FRMN")) {
+            ak_skip(r, 4, NULL);
+            uint32_t frame = ak_u32(r);
+            chunk *c = r->failed ? NULL : new_chunk(st, ANM_TAG_FRMN, frame);
+            if (!c || !read_bones(st, c))
+                return 0;
+        } else if (is_tag(r, "FRM2")) {
+            ak_skip(r, 4, NULL);
+            uint16_t frame = ak_u16(r);
+            chunk *c = r->failed ? NULL : new_chunk(st, ANM_TAG_FRM2, frame);
+            if (!c || !read_keys(st, c))
+                return 0;
+        } else if (is_tag(r, "FRM3")) {
+            if (st->frms == 0) {
+                ak_fail(st->job, AK_E_UNSUPPORTED, (int64_t)off,
+                        "FRM3 chunk but FRMS is 0: the frame-number width is undefined");
+                return 0;
+            }
+            ak_skip(r, 4, NULL);
+            int w = frame_width(st->frms);
+            uint32_t frame = w == 1 ? ak_u8(r) : w == 2 ? ak_u16(r) : ak_u32(r);
+            chunk *c = r->failed ? NULL : new_chunk(st, ANM_TAG_FRM3, frame);
+            if (!c || !read_keys(st, c))
+                return 0;
+        } else {
+            char t[20];
+            tag_text(r->data + off, 4, t);
+            const char *hint = is_tag(r, "BONE") || is_tag(r, "MATR") || is_tag(r, "VISI") ||
+                                       is_tag(r, "MESH")
+                                   ? " outside an FRMN frame"
+                               : is_tag(r, "FRMS") || is_tag(r, "BMAP") || is_tag(r, "CMNT")
+                                   ? " after the frames began"
+                                   : "";
+            ak_fail(st->job, AK_E_DATA, (int64_t)off, "unexpected chunk tag '%s'%s (expected FRMN, FRM2 or FRM3)",
+                    t, hint);
+            return 0;
+        }
+    }
+    return !r->failed;
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+    const rec *x = *(const rec *const *)a, *y = *(const rec *const *)b;
+    if (x->bone != y->bone)
+        return x->bone < y->bone ? -1 : 1;
+    if (x->frame != y->frame)
+        return x->frame < y->frame ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static void load_floats(const unsigned char *p, float *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        out[i] = ak_bits_f32(ak_load_u32(p + 4 * i));
+}
+
+/* Sets time/tick and v on a fresh key, then its raw bytes. */
+static ak_status key_put(ak_track *t, ak_channel_kind kind, uint32_t frame, double fps, const double *v,
+                         int nv, const unsigned char *raw, size_t raw_size)
+{
+    ak_key *k = ak_key_add(t, kind);
+    if (!k)
+        return AK_E_NOMEM;
+    k->tick = frame;
+    k->time = frame / fps;
+    for (int i = 0; i < nv; i++)
+        k->v[i] = v[i];
+    return ak_key_set_raw(t, k, raw, raw_size);
+}
+
+/* Keys, records table and mesh blob of one bone. */
+static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **sorted, size_t n,
+                             double fps, size_t *mesh_total, unsigned *bad_mats)
+{
+    size_t counts[AK_CHANNELS] = { 0 };
+    size_t mesh_bytes = 0, mesh_count = 0;
+    int has_scale = 0, mirrored = 0;
+    for (size_t i = 0; i < n; i++) {
+        const rec *x = sorted[i];
+        counts[AK_TRANSLATION] += x->pos != SIZE_MAX;
+        counts[AK_ROTATION] += x->rot != SIZE_MAX;
+        counts[AK_SCALE] += x->scale != SIZE_MAX;
+        counts[AK_VISIBILITY] += (x->flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF)) != 0;
+        if (x->mesh != SIZE_MAX) {
+            mesh_bytes += x->mesh_size;
+            mesh_count++;
+        }
+        if (x->kind == ANM_TAG_FRMN && x->rot != SIZE_MAX) {
+            float m[9];
+            double q[4], sc[3];
+            int mir;
+            load_floats(st->data + x->rot, m, 9);
+            anm_matrix_decode(m, q, sc, &mir);
+            for (int a = 0; a < 3; a++)
+                if (fabs(sc[a] - 1.0) > 1e-4)
+                    has_scale = 1;
+            if (mir)
+                sorted[i]->flags |= ANM_F_MIRROR;
+        }
+        if (sorted[i]->flags & ANM_F_MIRROR)
+            mirrored = 1;
+    }
+    /* A bone whose MATR rows are not unit gets a scale key on every MATR
+     * (an absent key keeps the last value, §7). */
+    if (has_scale)
+        for (size_t i = 0; i < n; i++)
+            if (sorted[i]->kind == ANM_TAG_FRMN && sorted[i]->rot != SIZE_MAX) {
+                counts[AK_SCALE]++;
+                sorted[i]->flags |= ANM_F_SCALE;
+            }
+    for (int c = 0; c < AK_CHANNELS; c++)
+        if (counts[c] && ak_channel_reserve(t, (ak_channel_kind)c, counts[c]) != AK_OK)
+            return AK_E_NOMEM;
+    if (mesh_bytes > UINT32_MAX)
+        return ak_fail(st->job, AK_E_LIMIT, -1, "bone '%s' holds over 4 GiB of mesh data", t->bone);
+
+    unsigned char *table = malloc(n * ANM_EXTRA_SIZE + 1);
+    unsigned char *mesh = malloc(mesh_bytes + 1);
+    if (!table || !mesh) {
+        free(table);
+        free(mesh);
+        return ak_fail(st->job, AK_E_NOMEM, -1, "out of memory");
+    }
+    ak_status s = AK_OK;
+    size_t mesh_at = 0;
+    for (size_t i = 0; i < n && s == AK_OK; i++) {
+        const rec *x = sorted[i];
+        const unsigned char *d = st->data;
+        if (x->kind == ANM_TAG_FRMN) {
+            if (x->rot != SIZE_MAX) {
+                float m[9], p[3];
+                double q[4], sc[3], pv[3];
+                int mir;
+                load_floats(d + x->rot, m, 9);
+                load_floats(d + x->pos, p, 3);
+                if (!anm_matrix_decode(m, q, sc, &mir))
+                    (*bad_mats)++;
+                for (int a = 0; a < 3; a++)
+                    pv[a] = p[a];
+                s = key_put(t, AK_ROTATION, x->frame, fps, q, 4, d + x->rot, 36);
+                if (s == AK_OK)
+                    s = key_put(t, AK_TRANSLATION, x->frame, fps, pv, 3, d + x->pos, 12);
+                if (s == AK_OK && (x->flags & ANM_F_SCALE))
+                    s = key_put(t, AK_SCALE, x->frame, fps, sc, 3, NULL, 0);
+            }
+            if (s == AK_OK && x->visi != SIZE_MAX) {
+                double v = ak_load_u32(d + x->visi) != 0 ? 1.0 : 0.0;
+                s = key_put(t, AK_VISIBILITY, x->frame, fps, &v, 1, d + x->visi, 4);
+            }
+        } else {
+            float f[3];
+            double v[4];
+            if (x->pos != SIZE_MAX) {
+                load_floats(d + x->pos, f, 3);
+                for (int a = 0; a < 3; a++)
+                    v[a] = f[a];
+                s = key_put(t, AK_TRANSLATION, x->frame, fps, v, 3, d + x->pos, 12);
+            }
+            if (s == AK_OK && x->rot != SIZE_MAX) {
+                load_floats(d + x->rot, f, 3);
+                anm_quat_from_xyz(f, v);
+                s = key_put(t, AK_ROTATION, x->frame, fps, v, 4, d + x->rot, 12);
+            }
+            if (s == AK_OK && x->scale != SIZE_MAX) {
+                load_floats(d + x->scale, f, 3);
+                for (int a = 0; a < 3; a++)
+                    v[a] = f[a];
+                s = key_put(t, AK_SCALE, x->frame, fps, v, 3, d + x->scale, 12);
+            }
+            if (s == AK_OK && (x->flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF))) {
+                /* Both bits at once (never seen) read as visible; the raw
+                 * byte keeps them. */
+                unsigned char bits = (unsigned char)(x->flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF));
+                v[0] = (bits & ANM_F_VIS_ON) ? 1.0 : 0.0;
+                s = key_put(t, AK_VISIBILITY, x->frame, fps, v, 1, &bits, 1);
+            }
+        }
+        anm_extra e = { x->frame, x->flags, x->kind, x->order, 0, 0 };
+        if (x->mesh != SIZE_MAX) {
+            e.mesh_off = (uint32_t)mesh_at;
+            e.mesh_size = x->mesh_size;
+            memcpy(mesh + mesh_at, d + x->mesh, x->mesh_size);
+            mesh_at += x->mesh_size;
+        }
+        anm_extra_store(table + i * ANM_EXTRA_SIZE, &e);
+    }
+    if (s == AK_OK && n)
+        s = ak_prop_set_bytes(doc, &t->props, ANM_P_RECORDS, table, n * ANM_EXTRA_SIZE);
+    if (s == AK_OK && mesh_count) {
+        s = ak_prop_set_bytes(doc, &t->props, ANM_P_MESH, mesh, mesh_at);
+        if (s == AK_OK)
+            s = ak_prop_set_int(doc, &t->props, ANM_P_MESH_KEYS, (int64_t)mesh_count);
+    }
+    if (s == AK_OK && mirrored)
+        s = ak_prop_set_int(doc, &t->props, ANM_P_MIRRORED, 1);
+    free(table);
+    free(mesh);
+    *mesh_total += mesh_count;
+    if (s != AK_OK && !ak_job_failed(st->job))
+        ak_fail(st->job, s, -1, "out of memory");
+    return s;
+}
+
+static const char *clip_name_from(const char *file, char *buf, size_t size)
+{
+    if (!file || !*file)
+        return "anm";
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    size_t n = strlen(base);
+    const char *dot = strrchr(base, '.');
+    if (dot && dot != base)
+        n = (size_t)(dot - base);
+    if (n == 0)
+        return "anm";
+    if (n >= size)
+        n = size - 1;
+    memcpy(buf, base, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
+{
+    ak_job *job = st->job;
+    ak_reader *r = &st->r;
+    if (!ak_need(r, 8, "EANM header"))
+        return AK_E_DATA;
+    if (memcmp(r->data, "EANM", 4) != 0)
+        return ak_fail(job, AK_E_DATA, 0, "not an EANM file (magic is not 'EANM')");
+    ak_skip(r, 4, NULL);
+    uint32_t version = ak_u32(r);
+    const char *variant;
+    switch (version) {
+    case ANM_V40: variant = "4.0"; break;
+    case ANM_V60: variant = "6.0"; break;
+    case ANM_V61: variant = "6.1"; break;
+    case ANM_V30: variant = "3.0"; break;
+    case ANM_V50: variant = "5.0"; break;
+    default:
+        return ak_fail(job, AK_E_UNSUPPORTED, 4, "EANM version 0x%08x (%u.%u) is not supported (4.0, 6.0, 6.1)",
+                       version, version >> 16, version & 0xFFFFu);
+    }
+    if (version == ANM_V30 || version == ANM_V50)
+        ak_warn(job, 4, "EANM version %s has never been seen in real files; read by its frame tags", variant);
+    char namebuf[256];
+    ak_clip *clip = ak_clip_add(doc, clip_name_from(ak_job_filename(job), namebuf, sizeof namebuf));
+    if (!clip || ak_doc_set_format(doc, "anm", variant) != AK_OK)
+        return ak_fail(job, AK_E_NOMEM, -1, "out of memory");
+    clip->tick_rate = fps;
+    clip->frame_rate = 0;
+    ak_props *cp = &clip->props;
+    if (ak_prop_set_int(doc, cp, ANM_P_VERSION, version) != AK_OK ||
+        ak_prop_set_float(doc, cp, ANM_P_FPS, fps) != AK_OK)
+        return ak_fail(job, AK_E_NOMEM, -1, "out of memory");
+    /* Placeholder forms ([BD], unconfirmed): the file may end after the
+     * version or after FRMS. */
+    if (ak_remaining(r) == 0)
+        return ak_prop_set_int(doc, cp, ANM_P_FORM, 0);
+    if (!is_tag(r, "FRMS")) {
+        char t[20];
+        tag_text(r->data + r->pos, ak_remaining(r) < 4 ? ak_remaining(r) : 4, t);
+        return ak_fail(job, AK_E_DATA, (int64_t)r->pos, "expected FRMS after the header, found '%s'", t);
+    }
+    ak_skip(r, 4, NULL);
+    st->frms = ak_u32(r);
+    if (r->failed)
+        return AK_E_DATA;
+    if (ak_prop_set_int(doc, cp, ANM_P_FRMS, st->frms) != AK_OK)
+        return ak_fail(job, AK_E_NOMEM, -1, "out of memory");
+    clip->duration = st->frms > 1 ? (st->frms - 1) / fps : 0.0;
+    /* §4: zero or more CMNT chunks (uint16 size + text) before BMAP. */
+    int64_t ncmnt = 0;
+    while (is_tag(r, "CMNT")) {
+        ak_skip(r, 4, NULL);
+        uint16_t n = ak_u16(r);
+        const unsigned char *text = ak_bytes(r, n, "CMNT text");
+        if (!text)
+            return AK_E_DATA;
+        char key[32];
+        snprintf(key, sizeof key, "%s%lld", ANM_P_CMNT, (long long)ncmnt);
+        if (ak_prop_set_bytes(doc, cp, key, text, n) != AK_OK)
+            return ak_fail(job, AK_E_NOMEM, -1, "out of memory");
+        ncmnt++;
+    }
+    if (ncmnt && ak_prop_set_int(doc, cp, ANM_P_CMNT_COUNT, ncmnt) != AK_OK)
+        return ak_fail(job, AK_E_NOMEM, -1, "out of memory");
+    if (ak_remaining(r) == 0 && !ncmnt)
+        return ak_prop_set_int(doc, cp, ANM_P_FORM, 1);
+    if (!is_tag(r, "BMAP")) {
+        char t[20];
+        tag_text(r->data + r->pos, ak_remaining(r) < 4 ? ak_remaining(r) : 4, t);
+        return ak_fail(job, AK_E_DATA, (int64_t)r->pos, "expected BMAP, found '%s'", t);
+    }
+    size_t bmap_off = r->pos;
+    ak_skip(r, 4, NULL);
+    st->bones = ak_u32(r);
+    if (!ak_need_array(r, st->bones, 4, "BMAP names"))
+        return AK_E_DATA;
+    if (ncmnt) {
+        /* [DOC]: a CMNT may select GEM3 string8/24 names, whose byte layout
+         * is undocumented. Accept only names that parse unambiguously as
+         * uint32-length strings followed by a frame tag or the end. */
+        size_t p = r->pos, end = r->size;
+        int ok = 1;
+        for (uint32_t i = 0; ok && i < st->bones; i++) {
+            if (end - p < 4) {
+                ok = 0;
+                break;
+            }
+            uint32_t n = ak_load_u32(r->data + p);
+            p += 4;
+            if (n > end - p)
+                ok = 0;
+            else
+                p += n;
+        }
+        if (ok && p != end)
+            ok = end - p >= 4 && (!memcmp(r->data + p, "FRMN", 4) || !memcmp(r->data + p, "FRM2", 4) ||
+                                  !memcmp(r->data + p, "FRM3", 4));
+        if (!ok)
+            return ak_fail(job, AK_E_UNSUPPORTED, (int64_t)bmap_off,
+                           "BMAP after CMNT does not hold uint32-length names; the GEM3 string8/24 name "
+                           "form is not documented and not supported");
+    }
+    for (uint32_t i = 0; i < st->bones; i++) {
+        size_t off = r->pos;
+        uint32_t n = ak_u32(r);
+        const unsigned char *name = ak_bytes(r, n, "bone name");
+        if (!name)
+            return AK_E_DATA;
+        size_t clen = 0;
+        while (clen < n && name[clen])
+            clen++;
+        char *tmp = malloc((size_t)clen + 1);
+        if (!tmp)
+            return ak_fail(job, AK_E_NOMEM, (int64_t)off, "out of memory");
+        memcpy(tmp, name, clen);
+        tmp[clen] = '\0';
+        ak_track *t = ak_track_add(clip, tmp);
+        free(tmp);
+        if (!t)
+            return ak_fail(job, AK_E_NOMEM, (int64_t)off, "out of memory");
+        if (clen != n && ak_prop_set_bytes(doc, &t->props, ANM_P_NAME, name, n) != AK_OK)
+            return ak_fail(job, AK_E_NOMEM, (int64_t)off, "out of memory");
+    }
+    if (!read_frames(st))
+        return AK_E_DATA;
+
+    /* Records by bone then frame; a bone keyed twice in one frame number
+     * cannot be one key per channel and frame. */
+    rec **sorted = malloc((st->nrec ? st->nrec : 1) * sizeof *sorted);
+    if (!sorted)
+        return ak_fail(job, AK_E_NOMEM, -1, "out of memory");
+    for (size_t i = 0; i < st->nrec; i++)
+        sorted[i] = &st->recs[i];
+    qsort(sorted, st->nrec, sizeof *sorted, cmp_rec);
+    for (size_t i = 1; i < st->nrec; i++)
+        if (sorted[i]->bone == sorted[i - 1]->bone && sorted[i]->frame == sorted[i - 1]->frame) {
+            const rec *x = sorted[i]->off > sorted[i - 1]->off ? sorted[i] : sorted[i - 1];
+            free(sorted);
+            return ak_fail(job, AK_E_UNSUPPORTED, (int64_t)x->off,
+                           "bone %u is keyed twice at frame %u (not supported)", x->bone, x->frame);
+        }
+    uint32_t max_frame = 0;
+    for (size_t i = 0; i < st->nrec; i++)
+        if (st->recs[i].frame > max_frame)
+            max_frame = st->recs[i].frame;
+    if (st->nrec && max_frame >= st->frms) {
+        ak_warn(job, 8, "frame %u lies beyond FRMS = %u (frame_max = FRMS - 1)", max_frame, st->frms);
+        clip->duration = max_frame / fps;
+    }
+    size_t mesh_total = 0;
+    unsigned bad = 0;
+    ak_status s = AK_OK;
+    size_t at = 0;
+    for (uint32_t b = 0; b < st->bones && s == AK_OK; b++) {
+        size_t n = 0;
+        while (at + n < st->nrec && sorted[at + n]->bone == b)
+            n++;
+        s = build_track(st, doc, clip->tracks[b], sorted + at, n, fps, &mesh_total, &bad);
+        at += n;
+    }
+    free(sorted);
+    if (s != AK_OK)
+        return s;
+    if (bad)
+        ak_warn(job, -1, "%u MATR matrices are degenerate or not finite; their rotation reads as identity", bad);
+
+    /* Layout: chunk order, frame numbers and record order. */
+    size_t lsize = 0;
+    for (size_t i = 0; i < st->nchunk; i++)
+        lsize += 9 + 4 * st->chunks[i].count;
+    unsigned char *lay = malloc(lsize + 1);
+    if (!lay)
+        return ak_fail(job, AK_E_NOMEM, -1, "out of memory");
+    unsigned char *p = lay;
+    for (size_t i = 0; i < st->nchunk; i++) {
+        const chunk *c = &st->chunks[i];
+        *p++ = c->kind;
+        anm_store_u32(p, c->frame);
+        anm_store_u32(p + 4, (uint32_t)c->count);
+        p += 8;
+        for (size_t k = 0; k < c->count; k++, p += 4)
+            anm_store_u32(p, st->recs[c->first + k].bone);
+    }
+    s = ak_prop_set_bytes(doc, cp, ANM_P_LAYOUT, lay, lsize);
+    free(lay);
+    if (s == AK_OK && st->nchunk) {
+        static const char *const names[] = { "FRMN", "FRM2", "FRM3" };
+        s = ak_prop_set_string(doc, cp, ANM_P_TAG, names[st->chunks[0].kind]);
+    }
+    if (s == AK_OK)
+        s = ak_prop_set_int(doc, cp, ANM_P_MESH_KEYS, (int64_t)mesh_total);
+    if (s != AK_OK)
+        return ak_fail(job, AK_E_NOMEM, -1, "out of memory");
+    return AK_OK;
+}
+
+ak_status anm_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc)
+{
+    /* The frame rate is not stored (§10): assume `fps` frames per second,
+     * 30 unless the caller says otherwise. */
+    double fps = ak_job_param_number(job, "fps", 30);
+    if (ak_job_failed(job))
+        return AK_E_USAGE;
+    if (!(fps > 0) || !isfinite(fps))
+        return ak_fail(job, AK_E_USAGE, -1, "parameter fps must be a positive number");
+    reader_state st;
+    memset(&st, 0, sizeof st);
+    st.job = job;
+    st.data = bytes;
+    ak_reader_init(&st.r, job, bytes, size);
+    ak_status s = read_doc(&st, doc, fps);
+    free(st.recs);
+    free(st.chunks);
+    if (s == AK_OK && ak_job_failed(job))
+        s = AK_E_DATA;
+    return s;
+}

@@ -1,0 +1,921 @@
+/* write.c - encoding a clip as an EANM file.
+ *
+ * Two modes:
+ *  - layout: the clip still has exactly the records (bone, frame) that
+ *    were read (layout prop and per-bone record tables): chunks, frame
+ *    numbers, record order, flags, FRMN sub-chunk order and mesh bodies are
+ *    re-emitted as read; untouched keys re-emit their stored bytes, edited
+ *    ones are re-encoded. An untouched document comes out byte-identical.
+ *  - generate: anything else (edited structure, new clips, other formats):
+ *    sparse like real files: full keys (position, orientation, scale if the
+ *    bone has any, visibility) for every bone on the first and last frame,
+ *    elsewhere only channels whose encoded value changed; chunks by
+ *    ascending frame, bones ascending, FRM2/FRM3 chunks split at 255 keys.
+ *
+ * Times become frames at the write parameter fps (default: the rate the
+ * document was read with, else 30 frames per second; the format stores no
+ * rate). Parameter variant: 4.0 (FRMN), 6.0, 6.1 (FRM2), frmn, frm2, frm3
+ * (frame tag only; the version stays the document's when it fits).
+ */
+#include "anm.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CH_ROT = AK_ROTATION, CH_POS = AK_TRANSLATION, CH_SCALE = AK_SCALE, CH_VIS = AK_VISIBILITY };
+#define HAS(c) (1u << (c))
+
+typedef struct wch {
+    uint32_t frame;
+    size_t index; /* position in the channel, for stable ordering */
+    const ak_key *key;
+} wch;
+
+typedef struct wrec {
+    uint32_t frame, bone;
+    const ak_key *key[AK_CHANNELS]; /* key at the frame, or the sampled source; NULL = default */
+    unsigned has;                   /* HAS(channel) bits */
+    const anm_extra *ex;
+    int used;
+} wrec;
+
+typedef struct wtrack {
+    const ak_track *t;
+    wch *ch[AK_CHANNELS];
+    size_t n[AK_CHANNELS];
+    anm_extra *ex;
+    size_t nex;
+    const unsigned char *mesh;
+    size_t mesh_size;
+    int mirrored;
+    wrec *recs;
+    size_t nrec;
+} wtrack;
+
+typedef struct wctx {
+    ak_job *job;
+    const ak_clip *clip;
+    ak_sink *out;
+    double fps;
+    uint32_t version;
+    int forced_tag; /* -1 = none */
+    int default_tag;
+    uint32_t frms;
+    wtrack *tr;
+    size_t ntr;
+    unsigned rounded, merged, badrot;
+} wctx;
+
+static ak_status nomem(wctx *w) { return ak_fail(w->job, AK_E_NOMEM, -1, "out of memory"); }
+
+static int cmp_wch(const void *a, const void *b)
+{
+    const wch *x = a, *y = b;
+    if (x->frame != y->frame)
+        return x->frame < y->frame ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_extra(const void *a, const void *b)
+{
+    const anm_extra *x = a, *y = b;
+    return x->frame < y->frame ? -1 : x->frame > y->frame;
+}
+
+/* ---- per-track preparation ---- */
+
+static ak_status prepare_channel(wctx *w, wtrack *wt, int c)
+{
+    const ak_channel *ch = &wt->t->channel[c];
+    if (!ch->count)
+        return AK_OK;
+    wch *list = malloc(ch->count * sizeof *list);
+    if (!list)
+        return nomem(w);
+    for (size_t i = 0; i < ch->count; i++) {
+        const ak_key *k = &ch->keys[i];
+        double f = k->time * w->fps;
+        if (!isfinite(f) || f < -0.5 || f >= 4294967295.0) {
+            free(list);
+            return ak_fail(w->job, AK_E_DATA, -1,
+                           "bone '%s': %s key at %g s is outside the frame range of the format", wt->t->bone,
+                           ak_channel_name((ak_channel_kind)c), k->time);
+        }
+        double r = floor(f + 0.5);
+        if (fabs(f - r) > 1e-4)
+            w->rounded++;
+        list[i].frame = (uint32_t)r;
+        list[i].index = i;
+        list[i].key = k;
+    }
+    qsort(list, ch->count, sizeof *list, cmp_wch);
+    size_t n = 0;
+    for (size_t i = 0; i < ch->count; i++) {
+        if (n && list[n - 1].frame == list[i].frame) {
+            list[n - 1] = list[i]; /* the later key wins */
+            w->merged++;
+        } else {
+            list[n++] = list[i];
+        }
+    }
+    wt->ch[c] = list;
+    wt->n[c] = n;
+    return AK_OK;
+}
+
+static ak_status prepare_extras(wctx *w, wtrack *wt)
+{
+    const ak_prop *rp = ak_prop_get(&wt->t->props, ANM_P_RECORDS);
+    const ak_prop *mp = ak_prop_get(&wt->t->props, ANM_P_MESH);
+    wt->mirrored = ak_prop_int(&wt->t->props, ANM_P_MIRRORED, 0) != 0;
+    if (mp && mp->type == AK_PROP_BYTES) {
+        wt->mesh = mp->data;
+        wt->mesh_size = mp->size;
+    }
+    if (!rp || rp->type != AK_PROP_BYTES || rp->size == 0)
+        return AK_OK;
+    if (rp->size % ANM_EXTRA_SIZE) {
+        ak_warn(w->job, -1, "bone '%s': property %s is malformed and ignored", wt->t->bone, ANM_P_RECORDS);
+        return AK_OK;
+    }
+    size_t n = rp->size / ANM_EXTRA_SIZE;
+    wt->ex = malloc(n * sizeof *wt->ex);
+    if (!wt->ex)
+        return nomem(w);
+    unsigned dropped = 0;
+    for (size_t i = 0; i < n; i++) {
+        anm_extra *e = &wt->ex[i];
+        anm_extra_load(rp->data + i * ANM_EXTRA_SIZE, e);
+        if ((e->flags & ANM_F_MESH) &&
+            (e->mesh_off > wt->mesh_size || e->mesh_size > wt->mesh_size - e->mesh_off)) {
+            e->flags &= (uint16_t)~ANM_F_MESH;
+            dropped++;
+        }
+        if (e->kind > ANM_TAG_FRM3)
+            e->kind = ANM_TAG_FRM2;
+    }
+    if (dropped)
+        ak_warn(w->job, -1, "bone '%s': %u mesh blobs point outside %s and are dropped", wt->t->bone, dropped,
+                ANM_P_MESH);
+    qsort(wt->ex, n, sizeof *wt->ex, cmp_extra);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!m || wt->ex[m - 1].frame != wt->ex[i].frame)
+            wt->ex[m++] = wt->ex[i];
+    wt->nex = m;
+    return AK_OK;
+}
+
+static const wch *find_at(const wtrack *wt, int c, uint32_t frame)
+{
+    size_t lo = 0, hi = wt->n[c];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (wt->ch[c][mid].frame < frame)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < wt->n[c] && wt->ch[c][lo].frame == frame ? &wt->ch[c][lo] : NULL;
+}
+
+/* The key in force at `frame`: the last at or before it, else the first
+ * (an absent key keeps the last value, §7). NULL when the channel is empty. */
+static const ak_key *sample(const wtrack *wt, int c, uint32_t frame)
+{
+    if (!wt->n[c])
+        return NULL;
+    size_t lo = 0, hi = wt->n[c];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (wt->ch[c][mid].frame <= frame)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return wt->ch[c][lo ? lo - 1 : 0].key;
+}
+
+static const anm_extra *find_extra(const wtrack *wt, uint32_t frame)
+{
+    size_t lo = 0, hi = wt->nex;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (wt->ex[mid].frame < frame)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < wt->nex && wt->ex[lo].frame == frame ? &wt->ex[lo] : NULL;
+}
+
+static int extra_has_mesh(const anm_extra *e) { return e && (e->flags & ANM_F_MESH); }
+
+/* Sorted unique frames of a track: channel keys, extras, plus `extra1/2`
+ * (UINT32_MAX = none). Caller frees. */
+static uint32_t *track_frames(const wtrack *wt, uint32_t extra1, uint32_t extra2, size_t *count)
+{
+    size_t total = wt->nex + 2;
+    for (int c = 0; c < AK_CHANNELS; c++)
+        total += wt->n[c];
+    uint32_t *f = malloc(total * sizeof *f);
+    if (!f)
+        return NULL;
+    size_t n = 0;
+    for (int c = 0; c < AK_CHANNELS; c++)
+        for (size_t i = 0; i < wt->n[c]; i++)
+            f[n++] = wt->ch[c][i].frame;
+    for (size_t i = 0; i < wt->nex; i++)
+        f[n++] = wt->ex[i].frame;
+    if (extra1 != UINT32_MAX)
+        f[n++] = extra1;
+    if (extra2 != UINT32_MAX)
+        f[n++] = extra2;
+    *count = n;
+    return f;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static size_t unique_sorted(uint32_t *f, size_t n)
+{
+    qsort(f, n, sizeof *f, cmp_u32);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!m || f[m - 1] != f[i])
+            f[m++] = f[i];
+    return m;
+}
+
+/* Records exactly where the model (and the stored records) have them. */
+static ak_status natural_records(wctx *w, wtrack *wt, uint32_t bone)
+{
+    size_t n;
+    uint32_t *f = track_frames(wt, UINT32_MAX, UINT32_MAX, &n);
+    if (!f)
+        return nomem(w);
+    n = unique_sorted(f, n);
+    wt->recs = calloc(n ? n : 1, sizeof *wt->recs);
+    if (!wt->recs) {
+        free(f);
+        return nomem(w);
+    }
+    for (size_t i = 0; i < n; i++) {
+        wrec r;
+        memset(&r, 0, sizeof r);
+        r.frame = f[i];
+        r.bone = bone;
+        for (int c = 0; c < AK_CHANNELS; c++) {
+            const wch *e = find_at(wt, c, f[i]);
+            if (e) {
+                r.key[c] = e->key;
+                r.has |= HAS(c);
+            }
+        }
+        r.ex = find_extra(wt, f[i]);
+        /* A stored record whose channels were all deleted goes away unless
+         * it carries a mesh or never had a channel. */
+        if (!r.has && !(r.ex && (extra_has_mesh(r.ex) || !(r.ex->flags & ANM_F_DERIVED))))
+            continue;
+        wt->recs[wt->nrec++] = r;
+    }
+    free(f);
+    return AK_OK;
+}
+
+/* ---- encoding of single values ---- */
+
+static int raw_ok(const ak_key *k, uint32_t size) { return k && !ak_key_changed(k) && k->raw_size == size; }
+
+static void put_floats(unsigned char *out, const double *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        anm_store_u32(out + 4 * i, ak_f32_bits((float)v[i]));
+}
+
+static void enc_vec(const ak_key *k, double dflt, unsigned char out[12])
+{
+    if (raw_ok(k, 12)) {
+        memcpy(out, k->raw, 12);
+        return;
+    }
+    double v[3] = { dflt, dflt, dflt };
+    if (k)
+        memcpy(v, k->v, sizeof v);
+    put_floats(out, v, 3);
+}
+
+static void enc_rot(wctx *w, const ak_key *k, unsigned char out[12])
+{
+    if (raw_ok(k, 12)) {
+        memcpy(out, k->raw, 12);
+        return;
+    }
+    static const double id[4] = { 0, 0, 0, 1 };
+    float xyz[3];
+    if (!anm_quat_to_xyz(k ? k->v : id, xyz))
+        w->badrot++;
+    for (int i = 0; i < 3; i++)
+        anm_store_u32(out + 4 * i, ak_f32_bits(xyz[i]));
+}
+
+static unsigned vis_bits(const ak_key *k)
+{
+    if (!k)
+        return ANM_F_VIS_ON;
+    if (raw_ok(k, 1) && (k->raw[0] & (ANM_F_VIS_ON | ANM_F_VIS_OFF)))
+        return k->raw[0] & (ANM_F_VIS_ON | ANM_F_VIS_OFF);
+    if (raw_ok(k, 4))
+        return ak_load_u32(k->raw) ? ANM_F_VIS_ON : ANM_F_VIS_OFF;
+    return k->v[0] >= 0.5 ? ANM_F_VIS_ON : ANM_F_VIS_OFF;
+}
+
+static uint32_t visi_value(const ak_key *k)
+{
+    if (raw_ok(k, 4))
+        return ak_load_u32(k->raw);
+    return (vis_bits(k) & ANM_F_VIS_ON) ? 1u : 0u;
+}
+
+/* Comparable encoding of one channel (generate mode). */
+static void enc_channel(wctx *w, int c, const ak_key *k, unsigned char out[12])
+{
+    memset(out, 0, 12);
+    if (c == CH_ROT)
+        enc_rot(w, k, out);
+    else if (c == CH_VIS)
+        out[0] = (unsigned char)vis_bits(k);
+    else
+        enc_vec(k, c == CH_SCALE ? 1.0 : 0.0, out);
+}
+
+/* ---- sparse generation ---- */
+
+static ak_status generate_records(wctx *w, wtrack *wt, uint32_t bone, uint32_t last)
+{
+    free(wt->recs);
+    wt->recs = NULL;
+    wt->nrec = 0;
+    size_t n;
+    uint32_t *f = track_frames(wt, 0, last, &n);
+    if (!f)
+        return nomem(w);
+    n = unique_sorted(f, n);
+    wt->recs = calloc(n ? n : 1, sizeof *wt->recs);
+    if (!wt->recs) {
+        free(f);
+        return nomem(w);
+    }
+    unsigned char prev[AK_CHANNELS][12];
+    int have_prev[AK_CHANNELS] = { 0 };
+    for (size_t i = 0; i < n; i++) {
+        wrec r;
+        memset(&r, 0, sizeof r);
+        r.frame = f[i];
+        r.bone = bone;
+        int full = f[i] == 0 || f[i] == last;
+        for (int c = 0; c < AK_CHANNELS; c++) {
+            const wch *at = find_at(wt, c, f[i]);
+            const ak_key *k = NULL;
+            int include = 0;
+            if (full) {
+                if (wt->n[c]) {
+                    k = at ? at->key : sample(wt, c, f[i]);
+                    include = 1;
+                } else if (c == CH_VIS) {
+                    include = 1; /* every bone visible unless keyed otherwise */
+                }
+            } else if (at) {
+                unsigned char e[12];
+                enc_channel(w, c, at->key, e);
+                k = at->key;
+                include = !have_prev[c] || memcmp(e, prev[c], 12) != 0;
+            }
+            if (include) {
+                r.key[c] = k;
+                r.has |= HAS(c);
+                enc_channel(w, c, k, prev[c]);
+                have_prev[c] = 1;
+            }
+        }
+        const anm_extra *ex = find_extra(wt, f[i]);
+        if (ex && (extra_has_mesh(ex) || (ex->flags & ANM_F_MIRROR)))
+            r.ex = ex;
+        if (!r.has && !extra_has_mesh(r.ex))
+            continue;
+        wt->recs[wt->nrec++] = r;
+    }
+    free(f);
+    return AK_OK;
+}
+
+/* ---- layout check ---- */
+
+typedef struct lay_chunk {
+    uint8_t kind;
+    uint32_t frame, n;
+    const unsigned char *bones;
+} lay_chunk;
+
+static wrec *find_rec(wtrack *wt, uint32_t frame)
+{
+    size_t lo = 0, hi = wt->nrec;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (wt->recs[mid].frame < frame)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < wt->nrec && wt->recs[lo].frame == frame ? &wt->recs[lo] : NULL;
+}
+
+/* 1 if the layout prop is well formed and names exactly the records. */
+static int layout_matches(wctx *w, const ak_prop *lp)
+{
+    if (!lp || lp->type != AK_PROP_BYTES)
+        return 0;
+    size_t total = 0, p = 0;
+    while (p < lp->size) {
+        if (lp->size - p < 9)
+            return 0;
+        uint8_t kind = lp->data[p];
+        uint32_t frame = ak_load_u32(lp->data + p + 1), n = ak_load_u32(lp->data + p + 5);
+        p += 9;
+        if (kind > ANM_TAG_FRM3 || n > (lp->size - p) / 4)
+            return 0;
+        for (uint32_t i = 0; i < n; i++, p += 4) {
+            uint32_t bone = ak_load_u32(lp->data + p);
+            if (bone >= w->ntr)
+                return 0;
+            wrec *r = find_rec(&w->tr[bone], frame);
+            if (!r || r->used)
+                return 0;
+            r->used = 1;
+            total++;
+        }
+    }
+    size_t have = 0;
+    for (size_t t = 0; t < w->ntr; t++)
+        have += w->tr[t].nrec;
+    return total == have;
+}
+
+/* ---- emission ---- */
+
+static int mirrored_bit(const wctx *w, const wrec *r)
+{
+    if (r->ex)
+        return (r->ex->flags & ANM_F_MIRROR) != 0;
+    return w->tr[r->bone].mirrored && (r->has & (HAS(CH_POS) | HAS(CH_ROT)));
+}
+
+static void emit_mesh(wctx *w, const wrec *r)
+{
+    const wtrack *wt = &w->tr[r->bone];
+    ak_put_u32(w->out, r->ex->mesh_size);
+    ak_put(w->out, wt->mesh + r->ex->mesh_off, r->ex->mesh_size);
+}
+
+static ak_status emit_frm2_key(wctx *w, const wrec *r)
+{
+    if (r->bone > 255)
+        return ak_fail(w->job, AK_E_UNSUPPORTED, -1,
+                       "bone %u ('%s') is keyed, but FRM2/FRM3 store bone indices in 8 bits (write variant=4.0)",
+                       r->bone, w->tr[r->bone].t->bone);
+    unsigned flags = 0;
+    if (r->has & HAS(CH_POS))
+        flags |= ANM_F_POS;
+    if (r->has & HAS(CH_ROT))
+        flags |= ANM_F_ROT;
+    if (r->has & HAS(CH_SCALE))
+        flags |= ANM_F_SCALE;
+    if (r->has & HAS(CH_VIS))
+        flags |= vis_bits(r->key[CH_VIS]);
+    if (extra_has_mesh(r->ex))
+        flags |= ANM_F_MESH;
+    if (mirrored_bit(w, r))
+        flags |= ANM_F_MIRROR;
+    ak_put_u8(w->out, (uint8_t)r->bone);
+    ak_put_u16(w->out, (uint16_t)flags);
+    unsigned char b[12];
+    if (flags & ANM_F_POS) {
+        enc_vec(r->key[CH_POS], 0.0, b);
+        ak_put(w->out, b, 12);
+    }
+    if (flags & ANM_F_ROT) {
+        enc_rot(w, r->key[CH_ROT], b);
+        ak_put(w->out, b, 12);
+    }
+    if (flags & ANM_F_SCALE) {
+        enc_vec(r->key[CH_SCALE], 1.0, b);
+        ak_put(w->out, b, 12);
+    }
+    if (flags & ANM_F_MESH)
+        emit_mesh(w, r);
+    return AK_OK;
+}
+
+static void emit_matr(wctx *w, const wrec *r)
+{
+    const wtrack *wt = &w->tr[r->bone];
+    const ak_key *kr = (r->has & HAS(CH_ROT)) ? r->key[CH_ROT] : sample(wt, CH_ROT, r->frame);
+    const ak_key *kp = (r->has & HAS(CH_POS)) ? r->key[CH_POS] : sample(wt, CH_POS, r->frame);
+    const ak_key *ks = (r->has & HAS(CH_SCALE)) ? r->key[CH_SCALE] : sample(wt, CH_SCALE, r->frame);
+    ak_put(w->out, "MATR", 4);
+    if (raw_ok(kr, 36) && (!ks || !ak_key_changed(ks))) {
+        ak_put(w->out, kr->raw, 36);
+    } else {
+        static const double id[4] = { 0, 0, 0, 1 };
+        double sc[3] = { 1, 1, 1 };
+        if (ks)
+            memcpy(sc, ks->v, sizeof sc);
+        const double *q = kr ? kr->v : id;
+        double n = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+        if (!isfinite(n) || n < 1e-30)
+            w->badrot++;
+        float m[9];
+        anm_matrix_encode(q, sc, mirrored_bit(w, r), m);
+        for (int i = 0; i < 9; i++)
+            ak_put_f32(w->out, m[i]);
+    }
+    unsigned char b[12];
+    enc_vec(kp, 0.0, b);
+    ak_put(w->out, b, 12);
+}
+
+static ak_status emit_bone(wctx *w, const wrec *r)
+{
+    int want[4] = { 0 };
+    want[ANM_SUB_MATR] = (r->has & (HAS(CH_POS) | HAS(CH_ROT) | HAS(CH_SCALE))) != 0;
+    want[ANM_SUB_VISI] = (r->has & HAS(CH_VIS)) != 0;
+    want[ANM_SUB_MESH] = extra_has_mesh(r->ex);
+    int order[3], n = 0;
+    if (r->ex && r->ex->kind == ANM_TAG_FRMN)
+        for (int i = 0; i < 3; i++) {
+            int code = (r->ex->order >> (2 * i)) & 3;
+            if (code == ANM_SUB_END)
+                break;
+            int dup = 0;
+            for (int j = 0; j < n; j++)
+                dup |= order[j] == code;
+            if (!dup && want[code])
+                order[n++] = code;
+        }
+    for (int code = ANM_SUB_MATR; code <= ANM_SUB_MESH; code++) {
+        int dup = 0;
+        for (int j = 0; j < n; j++)
+            dup |= order[j] == code;
+        if (!dup && want[code])
+            order[n++] = code;
+    }
+    ak_put(w->out, "BONE", 4);
+    ak_put_u32(w->out, r->bone);
+    for (int i = 0; i < n; i++) {
+        if (order[i] == ANM_SUB_MATR) {
+            emit_matr(w, r);
+        } else if (order[i] == ANM_SUB_VISI) {
+            ak_put(w->out, "VISI", 4);
+            ak_put_u32(w->out, visi_value(r->key[CH_VIS]));
+        } else {
+            ak_put(w->out, "MESH", 4);
+            emit_mesh(w, r);
+        }
+    }
+    return AK_OK;
+}
+
+static int frame_width(uint32_t frms)
+{
+    uint32_t max = frms - 1;
+    return max <= 0xFFu ? 1 : max <= 0xFFFFu ? 2 : 4;
+}
+
+/* One frame chunk holding `n` records (FRM2/FRM3: at most 255). */
+static ak_status emit_chunk(wctx *w, int tag, uint32_t frame, wrec *const *recs, size_t n)
+{
+    if (tag == ANM_TAG_FRMN) {
+        ak_put(w->out, "FRMN", 4);
+        ak_put_u32(w->out, frame);
+        for (size_t i = 0; i < n; i++)
+            if (emit_bone(w, recs[i]) != AK_OK)
+                return AK_E_UNSUPPORTED;
+        return AK_OK;
+    }
+    if (tag == ANM_TAG_FRM2) {
+        if (frame > 0xFFFFu)
+            return ak_fail(w->job, AK_E_UNSUPPORTED, -1,
+                           "frame %u does not fit FRM2's 16-bit frame number (write variant=frm3)", frame);
+        ak_put(w->out, "FRM2", 4);
+        ak_put_u16(w->out, (uint16_t)frame);
+    } else {
+        if (w->frms == 0)
+            return ak_fail(w->job, AK_E_UNSUPPORTED, -1, "FRM3 needs FRMS > 0 for its frame-number width");
+        int wd = frame_width(w->frms);
+        if ((wd == 1 && frame > 0xFFu) || (wd == 2 && frame > 0xFFFFu))
+            return ak_fail(w->job, AK_E_UNSUPPORTED, -1,
+                           "frame %u does not fit FRM3's %d-bit frame number for FRMS = %u", frame, wd * 8,
+                           w->frms);
+        ak_put(w->out, "FRM3", 4);
+        if (wd == 1)
+            ak_put_u8(w->out, (uint8_t)frame);
+        else if (wd == 2)
+            ak_put_u16(w->out, (uint16_t)frame);
+        else
+            ak_put_u32(w->out, frame);
+    }
+    ak_put_u8(w->out, (uint8_t)n);
+    for (size_t i = 0; i < n; i++)
+        if (emit_frm2_key(w, recs[i]) != AK_OK)
+            return AK_E_UNSUPPORTED;
+    return AK_OK;
+}
+
+/* Splits FRM2/FRM3 chunks over 255 keys into same-numbered chunks ([GOH]). */
+static ak_status emit_group(wctx *w, int tag, uint32_t frame, wrec *const *recs, size_t n)
+{
+    if (tag == ANM_TAG_FRMN)
+        return emit_chunk(w, tag, frame, recs, n);
+    size_t at = 0;
+    do {
+        size_t part = n - at > 255 ? 255 : n - at;
+        ak_status s = emit_chunk(w, tag, frame, recs + at, part);
+        if (s != AK_OK)
+            return s;
+        at += part;
+    } while (at < n);
+    return AK_OK;
+}
+
+static ak_status emit_layout(wctx *w, const ak_prop *lp)
+{
+    size_t p = 0;
+    wrec **list = NULL;
+    size_t cap = 0;
+    ak_status s = AK_OK;
+    while (s == AK_OK && p < lp->size) {
+        uint8_t kind = lp->data[p];
+        uint32_t frame = ak_load_u32(lp->data + p + 1), n = ak_load_u32(lp->data + p + 5);
+        p += 9;
+        if (n > cap) {
+            wrec **q = realloc(list, n * sizeof *q);
+            if (!q) {
+                s = nomem(w);
+                break;
+            }
+            list = q;
+            cap = n;
+        }
+        for (uint32_t i = 0; i < n; i++, p += 4)
+            list[i] = find_rec(&w->tr[ak_load_u32(lp->data + p)], frame);
+        int tag = w->forced_tag >= 0 ? w->forced_tag : kind;
+        s = emit_group(w, tag, frame, list, n);
+    }
+    free(list);
+    return s;
+}
+
+static int cmp_wrec_ptr(const void *a, const void *b)
+{
+    const wrec *x = *(wrec *const *)a, *y = *(wrec *const *)b;
+    if (x->frame != y->frame)
+        return x->frame < y->frame ? -1 : 1;
+    return x->bone < y->bone ? -1 : x->bone > y->bone;
+}
+
+static ak_status emit_sorted(wctx *w)
+{
+    size_t total = 0;
+    for (size_t t = 0; t < w->ntr; t++)
+        total += w->tr[t].nrec;
+    wrec **all = malloc((total ? total : 1) * sizeof *all);
+    if (!all)
+        return nomem(w);
+    size_t n = 0;
+    for (size_t t = 0; t < w->ntr; t++)
+        for (size_t i = 0; i < w->tr[t].nrec; i++)
+            all[n++] = &w->tr[t].recs[i];
+    qsort(all, n, sizeof *all, cmp_wrec_ptr);
+    int tag = w->forced_tag >= 0 ? w->forced_tag : w->default_tag;
+    ak_status s = AK_OK;
+    for (size_t i = 0; s == AK_OK && i < n;) {
+        size_t j = i;
+        while (j < n && all[j]->frame == all[i]->frame)
+            j++;
+        s = emit_group(w, tag, all[i]->frame, all + i, j - i);
+        i = j;
+    }
+    free(all);
+    return s;
+}
+
+/* ---- parameters and header ---- */
+
+static ak_status parse_variant(wctx *w, uint32_t stored)
+{
+    const char *v = ak_job_param(w->job, "variant");
+    int stored6 = stored == ANM_V60 || stored == ANM_V61;
+    w->forced_tag = -1;
+    if (!v) {
+        w->version = stored ? stored : ANM_V60;
+        return AK_OK;
+    }
+    if (!strcmp(v, "4.0")) {
+        w->version = ANM_V40;
+        w->forced_tag = ANM_TAG_FRMN;
+    } else if (!strcmp(v, "6.0")) {
+        w->version = ANM_V60;
+        w->forced_tag = ANM_TAG_FRM2;
+    } else if (!strcmp(v, "6.1")) {
+        w->version = ANM_V61;
+        w->forced_tag = ANM_TAG_FRM2;
+    } else if (!strcmp(v, "frmn") || !strcmp(v, "FRMN")) {
+        w->version = ANM_V40;
+        w->forced_tag = ANM_TAG_FRMN;
+    } else if (!strcmp(v, "frm2") || !strcmp(v, "FRM2")) {
+        w->version = stored6 ? stored : ANM_V60;
+        w->forced_tag = ANM_TAG_FRM2;
+    } else if (!strcmp(v, "frm3") || !strcmp(v, "FRM3")) {
+        w->version = stored6 ? stored : ANM_V61;
+        w->forced_tag = ANM_TAG_FRM3;
+    } else {
+        return ak_fail(w->job, AK_E_USAGE, -1,
+                       "unknown variant '%s' (use 4.0, 6.0, 6.1, frmn, frm2 or frm3)", v);
+    }
+    return AK_OK;
+}
+
+static void emit_name(wctx *w, const ak_track *t)
+{
+    const ak_prop *raw = ak_prop_get(&t->props, ANM_P_NAME);
+    size_t len = strlen(t->bone);
+    if (raw && raw->type == AK_PROP_BYTES && raw->size > len && raw->size <= UINT32_MAX &&
+        memcmp(raw->data, t->bone, len) == 0 && raw->data[len] == 0) {
+        ak_put_u32(w->out, (uint32_t)raw->size);
+        ak_put(w->out, raw->data, raw->size);
+        return;
+    }
+    ak_put_u32(w->out, (uint32_t)len);
+    ak_put(w->out, t->bone, len);
+}
+
+static ak_status write_clip(wctx *w)
+{
+    const ak_clip *clip = w->clip;
+    const ak_props *cp = &clip->props;
+    const ak_prop *vp = ak_prop_get(cp, ANM_P_VERSION);
+    uint32_t stored = 0;
+    if (vp && vp->type == AK_PROP_INT &&
+        (vp->i == ANM_V30 || vp->i == ANM_V40 || vp->i == ANM_V50 || vp->i == ANM_V60 || vp->i == ANM_V61))
+        stored = (uint32_t)vp->i;
+    ak_status s = parse_variant(w, stored);
+    if (s != AK_OK)
+        return s;
+    const ak_prop *tp = ak_prop_get(cp, ANM_P_TAG);
+    w->default_tag = w->version < ANM_V60 ? ANM_TAG_FRMN : ANM_TAG_FRM2;
+    if (tp && tp->type == AK_PROP_STRING && stored && w->version == stored) {
+        if (!strcmp((const char *)tp->data, "FRMN"))
+            w->default_tag = ANM_TAG_FRMN;
+        else if (!strcmp((const char *)tp->data, "FRM3"))
+            w->default_tag = ANM_TAG_FRM3;
+        else if (!strcmp((const char *)tp->data, "FRM2"))
+            w->default_tag = ANM_TAG_FRM2;
+    }
+
+    double fps = ak_job_param_number(w->job, "fps", 0);
+    if (ak_job_failed(w->job))
+        return AK_E_USAGE;
+    if (ak_job_param(w->job, "fps")) {
+        if (!(fps > 0) || !isfinite(fps))
+            return ak_fail(w->job, AK_E_USAGE, -1, "parameter fps must be a positive number");
+    } else if (ak_prop_get(cp, ANM_P_FPS) && clip->tick_rate > 0 && isfinite(clip->tick_rate)) {
+        fps = clip->tick_rate;
+    } else {
+        fps = 30;
+        ak_warn(w->job, -1, "ANM stores no frame rate: key times become frame numbers at 30 frames per "
+                            "second (set parameter fps to change)");
+    }
+    w->fps = fps;
+
+    w->ntr = clip->track_count;
+    w->tr = calloc(w->ntr ? w->ntr : 1, sizeof *w->tr);
+    if (!w->tr)
+        return nomem(w);
+    if (w->ntr > UINT32_MAX)
+        return ak_fail(w->job, AK_E_UNSUPPORTED, -1, "too many tracks for BMAP");
+    uint32_t max_frame = 0;
+    int any = 0;
+    for (size_t t = 0; t < w->ntr; t++) {
+        wtrack *wt = &w->tr[t];
+        wt->t = clip->tracks[t];
+        for (int c = 0; c < AK_CHANNELS && s == AK_OK; c++)
+            s = prepare_channel(w, wt, c);
+        if (s == AK_OK)
+            s = prepare_extras(w, wt);
+        if (s == AK_OK)
+            s = natural_records(w, wt, (uint32_t)t);
+        if (s != AK_OK)
+            return s;
+        for (size_t i = 0; i < wt->nrec; i++) {
+            any = 1;
+            if (wt->recs[i].frame > max_frame)
+                max_frame = wt->recs[i].frame;
+        }
+    }
+    if (w->rounded)
+        ak_warn(w->job, -1, "%u keys fall between frames at %g frames per second and were rounded to the nearest frame",
+                w->rounded, fps);
+    if (w->merged)
+        ak_warn(w->job, -1, "%u keys fell on the same frame as another key of their channel and were dropped",
+                w->merged);
+
+    const ak_prop *fp = ak_prop_get(cp, ANM_P_FRMS);
+    const ak_prop *lp = ak_prop_get(cp, ANM_P_LAYOUT);
+    int layout = layout_matches(w, lp);
+    if (layout && fp && fp->type == AK_PROP_INT && fp->i >= 0 && fp->i <= UINT32_MAX) {
+        w->frms = (uint32_t)fp->i;
+    } else {
+        layout = 0;
+        uint64_t frms = any ? (uint64_t)max_frame + 1 : 0;
+        if (fp && fp->type == AK_PROP_INT && fp->i > 0 && (uint64_t)fp->i > frms && fp->i <= UINT32_MAX)
+            frms = (uint64_t)fp->i;
+        if (clip->duration > 0 && isfinite(clip->duration)) {
+            double d = floor(clip->duration * fps + 0.5) + 1;
+            if (d > (double)frms && d < 4294967295.0)
+                frms = (uint64_t)d;
+        }
+        if (frms == 0 && w->ntr)
+            frms = 1;
+        if (frms > UINT32_MAX)
+            return ak_fail(w->job, AK_E_UNSUPPORTED, -1, "the clip is too long for FRMS");
+        w->frms = (uint32_t)frms;
+        for (size_t t = 0; t < w->ntr && s == AK_OK; t++)
+            s = generate_records(w, &w->tr[t], (uint32_t)t, w->frms ? w->frms - 1 : 0);
+        if (s != AK_OK)
+            return s;
+    }
+
+    ak_sink *out = w->out;
+    ak_put(out, "EANM", 4);
+    ak_put_u32(out, w->version);
+    int64_t form = ak_prop_int(cp, ANM_P_FORM, -1);
+    if (form == 0 && w->ntr == 0)
+        return AK_OK;
+    ak_put(out, "FRMS", 4);
+    ak_put_u32(out, w->frms);
+    int64_t ncmnt = ak_prop_int(cp, ANM_P_CMNT_COUNT, 0);
+    for (int64_t i = 0; i < ncmnt && i < 65536; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s%lld", ANM_P_CMNT, (long long)i);
+        const ak_prop *c = ak_prop_get(cp, key);
+        if (!c || (c->type != AK_PROP_BYTES && c->type != AK_PROP_STRING))
+            continue;
+        size_t n = c->size;
+        if (n > 0xFFFF) {
+            ak_warn(w->job, -1, "CMNT %lld is longer than 65535 bytes and was cut", (long long)i);
+            n = 0xFFFF;
+        }
+        ak_put(out, "CMNT", 4);
+        ak_put_u16(out, (uint16_t)n);
+        ak_put(out, c->data, n);
+    }
+    if (form == 1 && w->ntr == 0 && ncmnt == 0)
+        return AK_OK;
+    ak_put(out, "BMAP", 4);
+    ak_put_u32(out, (uint32_t)w->ntr);
+    for (size_t t = 0; t < w->ntr; t++)
+        emit_name(w, w->tr[t].t);
+    s = layout ? emit_layout(w, lp) : emit_sorted(w);
+    if (s == AK_OK && w->badrot)
+        ak_warn(w->job, -1, "%u rotation keys were zero or not finite and were written as identity", w->badrot);
+    return s;
+}
+
+ak_status anm_write(ak_job *job, const ak_doc *doc, ak_sink *out)
+{
+    if (doc->clip_count != 1)
+        return ak_fail(job, AK_E_USAGE, -1, "an ANM file holds exactly one clip, the document has %zu",
+                       doc->clip_count);
+    wctx w;
+    memset(&w, 0, sizeof w);
+    w.job = job;
+    w.clip = doc->clips[0];
+    w.out = out;
+    ak_status s = write_clip(&w);
+    for (size_t t = 0; w.tr && t < w.ntr; t++) {
+        for (int c = 0; c < AK_CHANNELS; c++)
+            free(w.tr[t].ch[c]);
+        free(w.tr[t].ex);
+        free(w.tr[t].recs);
+    }
+    free(w.tr);
+    if (s == AK_OK && ak_sink_failed(out))
+        s = ak_fail(job, AK_E_NOMEM, -1, "out of memory while encoding");
+    return s;
+}
