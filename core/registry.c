@@ -66,8 +66,14 @@ void ak_registry_refuse(ak_registry *reg, const char *name, const char *path, co
     r->name = ak_registry_strdup(reg, name);
     r->path = ak_registry_strdup(reg, path);
     r->reason = ak_registry_strdup(reg, reason);
-    if (r->name && r->path && r->reason)
+    if (r->name && r->path && r->reason) {
         reg->refused_count++;
+        return;
+    }
+    /* Out of memory: the warning went out, the record is dropped whole. */
+    reg->allocator.free(reg->allocator.user, (void *)r->name);
+    reg->allocator.free(reg->allocator.user, (void *)r->path);
+    reg->allocator.free(reg->allocator.user, (void *)r->reason);
 }
 
 static int valid_name(const char *name)

@@ -1,0 +1,350 @@
+/* test_alloc_faults.c - allocation failure at every allocation site of a
+ * read, a write, a clone and opening a registry: each must end in a clean
+ * AK_E_NOMEM (or AK_E_LIMIT), hand back nothing, and leak nothing. The
+ * allocator hook of the registry fails the Nth call for N = 1, 2, ... until
+ * the operation runs through without a refused call. */
+#include "robust.h"
+#include "internal.h" /* ak_doc_new_with */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Past this many allocation calls the sweep samples N instead of trying
+ * every one, to keep the program quick under the sanitizers. */
+#define EVERY_N_UP_TO 3000
+
+static long next_n(long n, long needed)
+{
+    if (needed <= EVERY_N_UP_TO || n < 500 || n > needed - 200)
+        return n + 1;
+    long step = needed / (EVERY_N_UP_TO - 700);
+    long next = n + (step > 1 ? step : 1);
+    return next > needed - 200 ? needed - 200 : next;
+}
+
+static int is_nomem(ak_status st) { return st == AK_E_NOMEM || st == AK_E_LIMIT; }
+
+/* Fails every allocation of one read in turn. Returns the calls a clean
+ * read needs. */
+static long sweep_read(const ak_codec *codec, const unsigned char *bytes, size_t size, const char *label)
+{
+    rb_alloc st = { 0 };
+    const ak_codec *codecs[] = { codec, NULL };
+    ak_registry *reg = rb_registry(&st, codecs);
+    long base = st.live;
+    ak_options o = { sizeof o, codec->name, label, NULL, 0 };
+
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    rb_alloc_arm(&st, 0);
+    ck_assert_msg(ak_read(reg, bytes, size, &o, &doc, &rep) == AK_OK, "%s: %s", label, rep.message);
+    long needed = st.calls;
+    ak_doc_free(doc);
+    ck_assert_int_eq(st.live, base);
+
+    long tried = 0;
+    for (long n = 1;; n = next_n(n, needed)) {
+        ck_assert_msg(n <= needed + 1, "%s: the read did not finish within %ld allocations", label, needed + 1);
+        rb_alloc_arm(&st, n);
+        memset(&rep, 0, sizeof rep);
+        doc = (ak_doc *)&st; /* must be overwritten */
+        ak_status s = ak_read(reg, bytes, size, &o, &doc, &rep);
+        tried++;
+        if (st.refused == 0) {
+            ck_assert_msg(s == AK_OK, "%s: read failed without a refused allocation: %s", label, rep.message);
+            ak_doc_free(doc);
+            ck_assert_int_eq(st.live, base);
+            break;
+        }
+        ck_assert_msg(s != AK_OK, "%s: allocation %ld was refused but the read reported success", label, n);
+        ck_assert_msg(is_nomem(s), "%s: allocation %ld refused: status %s, want out of memory (%s)", label, n,
+                      ak_status_name(s), rep.message);
+        ck_assert_msg(rep.status == s, "%s: allocation %ld: report says %s, call returned %s", label, n,
+                      ak_status_name(rep.status), ak_status_name(s));
+        ck_assert_msg(rep.message[0] != '\0', "%s: allocation %ld: no message", label, n);
+        ck_assert_msg(doc == NULL, "%s: allocation %ld: a failed read handed out a document", label, n);
+        ck_assert_msg(st.live == base, "%s: allocation %ld refused: %ld blocks leaked", label, n, st.live - base);
+        ck_assert_int_eq(st.bad_frees, 0);
+    }
+    printf("%s: read needs %ld allocation calls; failed each of %ld of them in turn\n", label, needed, tried);
+    ak_registry_free(reg);
+    ck_assert_int_eq(st.live, 0);
+    ck_assert_int_eq(st.bad_frees, 0);
+    return needed;
+}
+
+/* Reads once, then fails every allocation of a same-format write in turn. */
+static void sweep_write(const ak_codec *codec, const unsigned char *bytes, size_t size, const char *label)
+{
+    if (!codec->write) {
+        ak_test_skip("write fault injection: the codec cannot write");
+        return;
+    }
+    rb_alloc st = { 0 };
+    const ak_codec *codecs[] = { codec, NULL };
+    ak_registry *reg = rb_registry(&st, codecs);
+    ak_options o = { sizeof o, codec->name, label, NULL, 0 };
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    ck_assert_msg(ak_read(reg, bytes, size, &o, &doc, &rep) == AK_OK, "%s: %s", label, rep.message);
+
+    unsigned char *ref = NULL;
+    size_t ref_size = 0;
+    memset(&rep, 0, sizeof rep);
+    rb_alloc_arm(&st, 0);
+    ak_status s0 = ak_write(reg, doc, &o, &ref, &ref_size, &rep);
+    if (s0 != AK_OK) {
+        /* Not every document a reader makes must be writable (say, more
+         * clips than the format holds); then there is nothing to sweep. */
+        printf("%s: same-format write refused (%s): %s\n", label, ak_status_name(s0), rep.message);
+        ck_assert_msg(s0 != AK_E_NOMEM, "%s: write ran out of memory without injection", label);
+        ak_doc_free(doc);
+        ak_registry_free(reg);
+        return;
+    }
+    long needed = st.calls;
+    long base = st.live; /* the registry, the document and the reference output */
+    long tried = 0;
+    for (long n = 1;; n = next_n(n, needed)) {
+        ck_assert_msg(n <= needed + 1, "%s: the write did not finish within %ld allocations", label, needed + 1);
+        rb_alloc_arm(&st, n);
+        memset(&rep, 0, sizeof rep);
+        unsigned char *out = (unsigned char *)&st;
+        size_t out_size = 12345;
+        ak_status s = ak_write(reg, doc, &o, &out, &out_size, &rep);
+        tried++;
+        if (st.refused == 0) {
+            ck_assert_msg(s == AK_OK, "%s: write failed without a refused allocation: %s", label, rep.message);
+            ck_assert(ak_test_same_bytes(ref, ref_size, out, out_size, label));
+            ak_buffer_free(reg, out);
+            break;
+        }
+        ck_assert_msg(s == AK_E_NOMEM, "%s: allocation %ld refused: write status %s, want out of memory (%s)",
+                      label, n, ak_status_name(s), rep.message);
+        ck_assert_int_eq(rep.status, AK_E_NOMEM);
+        ck_assert_msg(out == NULL && out_size == 0, "%s: a failed write handed out a buffer", label);
+        ck_assert_msg(st.live == base, "%s: write allocation %ld refused: %ld blocks leaked", label, n,
+                      st.live - base);
+    }
+    printf("%s: write needs %ld allocation calls; failed each of %ld of them in turn\n", label, needed, tried);
+    ak_buffer_free(reg, ref);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+    ck_assert_int_eq(st.live, 0);
+    ck_assert_int_eq(st.bad_frees, 0);
+}
+
+/* ak_doc_clone of a read document, failing each allocation in turn. */
+static void sweep_clone(const ak_codec *codec, const unsigned char *bytes, size_t size, const char *label)
+{
+    rb_alloc st = { 0 };
+    const ak_codec *codecs[] = { codec, NULL };
+    ak_registry *reg = rb_registry(&st, codecs);
+    ak_options o = { sizeof o, codec->name, label, NULL, 0 };
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    ck_assert_msg(ak_read(reg, bytes, size, &o, &doc, &rep) == AK_OK, "%s: %s", label, rep.message);
+    long base = st.live;
+    rb_alloc_arm(&st, 0);
+    ak_doc *copy = ak_doc_clone(doc);
+    ck_assert(copy != NULL);
+    long needed = st.calls;
+    ak_doc_free(copy);
+    ck_assert_int_eq(st.live, base);
+    for (long n = 1;; n = next_n(n, needed)) {
+        ck_assert(n <= needed + 1);
+        rb_alloc_arm(&st, n);
+        copy = ak_doc_clone(doc);
+        if (st.refused == 0) {
+            ck_assert(copy != NULL);
+            ak_doc_free(copy);
+            break;
+        }
+        ck_assert_msg(copy == NULL, "%s: clone succeeded although allocation %ld was refused", label, n);
+        ck_assert_msg(st.live == base, "%s: clone allocation %ld refused: %ld blocks leaked", label, n,
+                      st.live - base);
+    }
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+    ck_assert_int_eq(st.live, 0);
+}
+
+/* ---- the synthetic codec ---------------------------------------------------- */
+
+START_TEST(t_tst_read)
+{
+    size_t n;
+    unsigned char *bytes = rb_tst_build(3, 5, 40, &n);
+    long needed = sweep_read(rb_tst_codec(), bytes, n, "tst 3x5x40");
+    ck_assert_int_gt(needed, 20); /* the sweep must have had sites to fail */
+    free(bytes);
+}
+END_TEST
+
+START_TEST(t_tst_write)
+{
+    size_t n;
+    unsigned char *bytes = rb_tst_build(2, 3, 600, &n); /* output past the sink's first 4 KiB */
+    sweep_write(rb_tst_codec(), bytes, n, "tst 2x3x600");
+    free(bytes);
+}
+END_TEST
+
+START_TEST(t_tst_clone)
+{
+    size_t n;
+    unsigned char *bytes = rb_tst_build(2, 3, 10, &n);
+    sweep_clone(rb_tst_codec(), bytes, n, "tst clone");
+    free(bytes);
+}
+END_TEST
+
+/* The counting allocator itself: a refused call must show as refused, and
+ * a leak must show in `live` (so that the sweeps above can fail). */
+START_TEST(t_allocator_counts)
+{
+    rb_alloc st = { 0 };
+    ak_allocator a = rb_alloc_make(&st);
+    rb_alloc_arm(&st, 2);
+    void *p = a.alloc(a.user, 10);
+    ck_assert(p != NULL);
+    ck_assert(a.alloc(a.user, 10) == NULL);
+    ck_assert_int_eq(st.refused, 1);
+    p = a.realloc(a.user, p, 100);
+    ck_assert(p != NULL);
+    ck_assert_int_eq(st.live, 1);
+    ck_assert_uint_eq(st.live_bytes, 100);
+    rb_alloc_arm(&st, 0);
+    ak_doc *doc = ak_doc_new_with(&a, 0);
+    ck_assert(doc != NULL);
+    ck_assert(ak_clip_add(doc, "x") != NULL);
+    ck_assert_int_gt(st.live, 1);
+    ak_doc_free(doc);
+    ck_assert_int_eq(st.live, 1);
+    a.free(a.user, p);
+    ck_assert_int_eq(st.live, 0);
+    ck_assert_uint_eq(st.live_bytes, 0);
+}
+END_TEST
+
+/* ---- registry construction -------------------------------------------------- */
+
+START_TEST(t_registry_open)
+{
+    rb_alloc st = { 0 };
+    ak_allocator al = rb_alloc_make(&st);
+    const ak_codec *codecs[] = { rb_tst_codec(), NULL };
+    for (long n = 1; n < 1000; n++) {
+        rb_alloc_arm(&st, n);
+        ak_registry_config cfg = { sizeof cfg, AK_REG_NO_PLUGINS, NULL, &al, NULL, NULL, NULL };
+        ak_registry *reg = NULL;
+        ak_report rep = { 0 };
+        ak_status s = ak_registry_open(&cfg, &reg, &rep);
+        if (s == AK_OK)
+            for (const ak_codec *const *c = codecs; *c && s == AK_OK; c++)
+                s = ak_registry_add_codec(reg, *c, 0, &rep);
+        if (st.refused == 0) {
+            ck_assert_int_eq(s, AK_OK);
+            ck_assert_uint_eq(ak_registry_count(reg), 1);
+            ak_registry_free(reg);
+            ck_assert_int_eq(st.live, 0);
+            return;
+        }
+        ck_assert_msg(s == AK_E_NOMEM, "allocation %ld refused: %s", n, ak_status_name(s));
+        ak_registry_free(reg);
+        ck_assert_msg(st.live == 0, "allocation %ld refused: %ld blocks leaked", n, st.live);
+    }
+    ck_abort_msg("opening a registry never succeeded");
+}
+END_TEST
+
+/* A config file naming a missing plugin and a bone dictionary: the refusal
+ * and the strings it keeps are allocated too. */
+START_TEST(t_registry_config)
+{
+    char dir[] = "/tmp/ak-robust-XXXXXX";
+    ck_assert(mkdtemp(dir) != NULL);
+    char path[256];
+    snprintf(path, sizeof path, "%s/animkit.ini", dir);
+    FILE *fp = fopen(path, "w");
+    ck_assert(fp != NULL);
+    fprintf(fp, "[animkit]\nplugin_dir = nowhere\nautoload = no\nbone_names = bones.txt\n"
+                "[plugin missing]\npath = missing.so\n[plugin gone]\npath = ./gone.so\n");
+    fclose(fp);
+    rb_alloc st = { 0 };
+    ak_allocator al = rb_alloc_make(&st);
+    long n;
+    for (n = 1; n < 1000; n++) {
+        rb_alloc_arm(&st, n);
+        ak_registry_config cfg = { sizeof cfg, AK_REG_NO_SEARCH, path, &al, NULL, NULL, NULL };
+        ak_registry *reg = NULL;
+        ak_report rep = { 0 };
+        ak_status s = ak_registry_open(&cfg, &reg, &rep);
+        if (st.refused == 0) {
+            ck_assert_msg(s == AK_OK, "%s", rep.message);
+            ck_assert_uint_eq(ak_registry_refused_count(reg), 2);
+            ck_assert(ak_registry_bone_names(reg) != NULL);
+            ak_registry_free(reg);
+            ck_assert_int_eq(st.live, 0);
+            break;
+        }
+        /* A refusal record that cannot be stored is dropped (the warning
+         * still went out); anything else must be a clean out-of-memory. */
+        ck_assert_msg(s == AK_OK || s == AK_E_NOMEM, "allocation %ld refused: %s", n, ak_status_name(s));
+        if (s != AK_OK)
+            ck_assert(reg == NULL);
+        ak_registry_free(reg);
+        ck_assert_msg(st.live == 0, "allocation %ld refused: %ld blocks leaked", n, st.live);
+    }
+    ck_assert_int_lt(n, 1000);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
+/* ---- the real plugins -------------------------------------------------------- */
+
+START_TEST(t_plugins)
+{
+    size_t count;
+    const rb_plugin *plugins = rb_plugins(&count);
+    const rb_plugin *p = &plugins[_i];
+    char label[256], why[1024];
+    size_t n = 0;
+    unsigned char *bytes = rb_plugin_input(p, &n, label, sizeof label, why, sizeof why);
+    if (!bytes) {
+        ak_test_skip(why);
+        return;
+    }
+    sweep_read(p->codec, bytes, n, label);
+    sweep_write(p->codec, bytes, n, label);
+    sweep_clone(p->codec, bytes, n, label);
+    free(bytes);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("alloc_faults");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, t_allocator_counts);
+    tcase_add_test(tc, t_tst_read);
+    tcase_add_test(tc, t_tst_write);
+    tcase_add_test(tc, t_tst_clone);
+    tcase_add_test(tc, t_registry_open);
+    tcase_add_test(tc, t_registry_config);
+    suite_add_tcase(s, tc);
+    size_t count;
+    rb_plugins(&count);
+    if (count) {
+        TCase *tp = tcase_create("plugins");
+        tcase_set_timeout(tp, 600);
+        tcase_add_loop_test(tp, t_plugins, 0, (int)count);
+        suite_add_tcase(s, tp);
+    } else {
+        ak_test_skip("no format plugin linked in: fault injection ran on the synthetic codec only");
+    }
+    return ak_test_run(s);
+}

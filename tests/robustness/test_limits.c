@@ -1,0 +1,305 @@
+/* test_limits.c - bounded resources: a read whose counts ask for a huge
+ * document must stop at the core's memory cap (AK_READ_ALLOC_FACTOR times
+ * the input plus AK_READ_ALLOC_BASE, or ak_options.max_alloc) with
+ * AK_E_LIMIT or AK_E_DATA, never exhaust memory; and inflated counts in
+ * real inputs must end cleanly, quickly and within the cap. */
+#include "robust.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- a greedy codec that trusts its counts --------------------------------
+ * "GRDY", u8 mode, u32 n. It does what a careless reader of a run-length or
+ * "repeat n times" field would do: it builds n things without asking
+ * ak_need_array, so only the core's cap stands between it and the memory
+ * of the machine. */
+enum { GRD_KEYS, GRD_RESERVE, GRD_TRACKS, GRD_CLIPS, GRD_EVENTS, GRD_PROPS, GRD_MODES };
+
+static int grd_probe(const unsigned char *b, size_t n, const char *f)
+{
+    (void)f;
+    return n >= 4 && memcmp(b, "GRDY", 4) == 0 ? AK_PROBE_MAGIC : 0;
+}
+
+static ak_status grd_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc)
+{
+    ak_reader r;
+    ak_reader_init(&r, job, bytes, size);
+    ak_skip(&r, 4, "magic");
+    uint8_t mode = ak_u8(&r);
+    uint32_t n = ak_u32(&r);
+    if (r.failed)
+        return AK_E_DATA;
+    ak_clip *clip = ak_clip_add(doc, "greedy");
+    if (!clip)
+        return AK_E_NOMEM;
+    ak_track *track = ak_track_add(clip, "bone");
+    if (!track)
+        return AK_E_NOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        switch (mode) {
+        case GRD_KEYS:
+            if (!ak_key_add(track, AK_TRANSLATION))
+                return AK_E_NOMEM;
+            break;
+        case GRD_RESERVE: {
+            /* Reserve returns AK_E_NOMEM when refused; the job knows why. */
+            ak_status st = ak_channel_reserve(track, AK_ROTATION, n);
+            return st != AK_OK ? st : ak_fail(job, AK_E_DATA, 5, "reserve of %u keys passed", (unsigned)n);
+        }
+        case GRD_TRACKS:
+            if (!ak_track_add(clip, "a bone with a longish name, copied for every track"))
+                return AK_E_NOMEM;
+            break;
+        case GRD_CLIPS:
+            if (!ak_clip_add(doc, "clip"))
+                return AK_E_NOMEM;
+            break;
+        case GRD_EVENTS:
+            if (!ak_event_add(clip, i, "type", "info"))
+                return AK_E_NOMEM;
+            break;
+        case GRD_PROPS:
+            /* Replacing a prop keeps the old bytes in the arena. */
+            if (ak_prop_set_bytes(doc, &track->props, "p", bytes, size) != AK_OK)
+                return AK_E_NOMEM;
+            break;
+        default:
+            return ak_fail(job, AK_E_UNSUPPORTED, 4, "mode %u", mode);
+        }
+    }
+    return AK_OK;
+}
+
+static const ak_codec grd_codec = {
+    AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), AK_CAP_MULTI_CLIP, "grd", "1.0.0", "greedy test reader",
+    "MIT", "grd", grd_probe, grd_read, NULL,
+};
+
+static unsigned char grd_input[9];
+
+static void grd_build(uint8_t mode, uint32_t n)
+{
+    memcpy(grd_input, "GRDY", 4);
+    grd_input[4] = mode;
+    for (int i = 0; i < 4; i++)
+        grd_input[5 + i] = (unsigned char)(n >> (8 * i));
+}
+
+/* Each greedy mode with a count that would need gigabytes: the read fails
+ * with AK_E_LIMIT once the document reaches the default cap, and the most
+ * memory held at once stays within it. */
+START_TEST(t_default_cap)
+{
+    rb_alloc st = { 0 };
+    const ak_codec *codecs[] = { &grd_codec, NULL };
+    ak_registry *reg = rb_registry(&st, codecs);
+    long base = st.live;
+    int mode = _i;
+    grd_build((uint8_t)mode, 0xFFFFFFFFu);
+    size_t limit = sizeof grd_input * AK_READ_ALLOC_FACTOR + AK_READ_ALLOC_BASE;
+    rb_alloc_arm(&st, 0);
+    size_t base_bytes = st.live_bytes;
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    ak_options o = { sizeof o, "grd", "huge.grd", NULL, 0 };
+    ak_status s = ak_read(reg, grd_input, sizeof grd_input, &o, &doc, &rep);
+    ck_assert_msg(s == AK_E_LIMIT, "mode %d: status %s (%s), want %s", mode, ak_status_name(s), rep.message,
+                  ak_status_name(AK_E_LIMIT));
+    ck_assert_int_eq(rep.status, AK_E_LIMIT);
+    ck_assert(doc == NULL);
+    ck_assert_msg(st.peak_bytes - base_bytes <= limit + 65536, "mode %d: %zu bytes held at once, the cap is %zu",
+                  mode, st.peak_bytes - base_bytes, limit);
+    ck_assert_int_eq(st.live, base);
+    printf("greedy mode %d: stopped at %zu bytes (cap %zu): %s\n", mode, st.peak_bytes, limit, rep.text);
+    ak_registry_free(reg);
+}
+END_TEST
+
+/* A caller's max_alloc is honoured both ways. */
+START_TEST(t_max_alloc)
+{
+    rb_alloc st = { 0 };
+    const ak_codec *codecs[] = { &grd_codec, rb_tst_codec(), NULL };
+    ak_registry *reg = rb_registry(&st, codecs);
+    grd_build(GRD_KEYS, 1000000);
+    ak_options o = { sizeof o, "grd", "keys.grd", NULL, 100000 };
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    rb_alloc_arm(&st, 0);
+    size_t base_bytes = st.live_bytes;
+    ck_assert_int_eq(ak_read(reg, grd_input, sizeof grd_input, &o, &doc, &rep), AK_E_LIMIT);
+    ck_assert_uint_le(st.peak_bytes - base_bytes, 100000 + 65536);
+    /* 1000 keys fit in 1 MiB */
+    grd_build(GRD_KEYS, 1000);
+    o.max_alloc = 1u << 20;
+    memset(&rep, 0, sizeof rep);
+    ck_assert_msg(ak_read(reg, grd_input, sizeof grd_input, &o, &doc, &rep) == AK_OK, "%s", rep.message);
+    ck_assert_uint_eq(doc->clips[0]->tracks[0]->channel[AK_TRANSLATION].count, 1000);
+    ak_doc_free(doc);
+    /* A well-formed file over a small cap: LIMIT, not a crash or DATA. */
+    size_t n;
+    unsigned char *bytes = rb_tst_build(2, 4, 100, &n);
+    ak_options t = { sizeof t, "tst", "x.tst", NULL, 4096 };
+    memset(&rep, 0, sizeof rep);
+    ck_assert_int_eq(ak_read(reg, bytes, n, &t, &doc, &rep), AK_E_LIMIT);
+    t.max_alloc = 0; /* the default */
+    memset(&rep, 0, sizeof rep);
+    ck_assert_msg(ak_read(reg, bytes, n, &t, &doc, &rep) == AK_OK, "%s", rep.message);
+    ak_doc_free(doc);
+    free(bytes);
+    ak_registry_free(reg);
+    ck_assert_int_eq(st.live, 0);
+}
+END_TEST
+
+/* A count that cannot fit the bytes left is refused before any allocation
+ * by ak_need_array: AK_E_DATA with the offset of the count. */
+START_TEST(t_need_array)
+{
+    rb_alloc st = { 0 };
+    const ak_codec *codecs[] = { rb_tst_codec(), NULL };
+    ak_registry *reg = rb_registry(&st, codecs);
+    size_t n;
+    unsigned char *bytes = rb_tst_build(1, 1, 2, &n);
+    /* "TST1", clips (4), name len 5 "clip0", duration, tracks at 14 */
+    ck_assert_uint_eq(bytes[8], 5);
+    static const uint32_t counts[] = { 0x10000, 0x7FFFFFFF, 0xFFFFFFFF };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        for (int b = 0; b < 4; b++)
+            bytes[18 + b] = (unsigned char)(counts[i] >> (8 * b));
+        ak_report rep = { 0 };
+        ak_doc *doc = NULL;
+        rb_alloc_arm(&st, 0);
+        ak_status s = ak_test_try_read(reg, bytes, n, "count.tst", &doc, &rep);
+        ck_assert_msg(s == AK_E_DATA, "count %u: %s", (unsigned)counts[i], ak_status_name(s));
+        ck_assert_int_eq(rep.offset, 22);
+        ck_assert_msg(strstr(rep.text, "tracks") != NULL, "%s", rep.text);
+        ck_assert_uint_lt(st.max_block, 65536);
+    }
+    free(bytes);
+    ak_registry_free(reg);
+}
+END_TEST
+
+/* ---- inflated counts in real inputs ------------------------------------------ */
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void store(unsigned char *p, uint32_t v, int width)
+{
+    for (int b = 0; b < width; b++)
+        p[b] = (unsigned char)(v >> (8 * b));
+}
+
+/* Overwrites 16- and 32-bit fields near the start (where headers and counts
+ * live) and at sampled places further in with huge values; every read must
+ * end in AK_OK or a clean error, quickly, within the cap it was given. */
+static void inflate_sweep(const ak_codec *codec, const unsigned char *orig, size_t size, const char *label)
+{
+    rb_alloc st = { 0 };
+    const ak_codec *codecs[] = { codec, NULL };
+    ak_registry *reg = rb_registry(&st, codecs);
+    unsigned char *bytes = malloc(size);
+    ck_assert(bytes != NULL);
+    size_t cap = size * 16 + (4u << 20);
+    ak_options o = { sizeof o, codec->name, label, NULL, cap };
+    static const uint32_t big32[] = { 0xFFFFFFFFu, 0x7FFFFFFFu, 0x10000000u, 0x00FFFFFFu, 0x0000FFFFu };
+    static const uint32_t big16[] = { 0xFFFFu, 0x8000u };
+    size_t head = size < 768 ? size : 768;
+    size_t step_far = size > 768 ? (size - 768) / 256 + 1 : 1;
+    long reads = 0, ok = 0, limit = 0;
+    double worst = 0;
+    for (size_t off = 0; off + 2 <= size; off += off < head ? 1 : step_far) {
+        for (int w = 0; w < 2; w++) {
+            int width = w ? 2 : 4;
+            const uint32_t *vals = w ? big16 : big32;
+            size_t nvals = w ? 2 : 5;
+            if (off + (size_t)width > size)
+                continue;
+            for (size_t v = 0; v < nvals; v++) {
+                memcpy(bytes, orig, size);
+                store(bytes + off, vals[v], width);
+                ak_report rep = { 0 };
+                ak_doc *doc = NULL;
+                rb_alloc_arm(&st, 0);
+                long base = st.live;
+                size_t base_bytes = st.live_bytes;
+                double t0 = now();
+                ak_status s = ak_read(reg, bytes, size, &o, &doc, &rep);
+                double dt = now() - t0;
+                reads++;
+                if (dt > worst)
+                    worst = dt;
+                ck_assert_msg(s == AK_OK || s == AK_E_DATA || s == AK_E_UNSUPPORTED || s == AK_E_LIMIT,
+                              "%s: %d-bit 0x%x at %zu: status %s: %s", label, width * 8, (unsigned)vals[v], off,
+                              ak_status_name(s), rep.message);
+                ck_assert_msg(s == AK_OK || rep.status == s, "%s: report/status mismatch at %zu", label, off);
+                ck_assert_msg(st.peak_bytes - base_bytes <= cap + 65536, "%s: 0x%x at %zu: %zu bytes held, cap %zu",
+                              label, (unsigned)vals[v], off, st.peak_bytes - base_bytes, cap);
+                ck_assert_msg(dt < 10.0, "%s: 0x%x at %zu: the read took %.1f s", label, (unsigned)vals[v], off, dt);
+                ok += s == AK_OK;
+                limit += s == AK_E_LIMIT;
+                ak_doc_free(doc);
+                ck_assert_int_eq(st.live, base);
+            }
+        }
+    }
+    printf("%s: %ld reads with inflated fields: %ld ok, %ld over the %zu-byte cap, the rest bad data; "
+           "slowest %.3f s\n", label, reads, ok, limit, cap, worst);
+    free(bytes);
+    ak_registry_free(reg);
+}
+
+START_TEST(t_inflate_tst)
+{
+    size_t n;
+    unsigned char *bytes = rb_tst_build(2, 3, 5, &n);
+    inflate_sweep(rb_tst_codec(), bytes, n, "tst");
+    free(bytes);
+}
+END_TEST
+
+START_TEST(t_inflate_plugins)
+{
+    size_t count;
+    const rb_plugin *p = &rb_plugins(&count)[_i];
+    char label[256], why[1024];
+    size_t n;
+    unsigned char *bytes = rb_plugin_input(p, &n, label, sizeof label, why, sizeof why);
+    if (!bytes) {
+        ak_test_skip(why);
+        return;
+    }
+    inflate_sweep(p->codec, bytes, n, label);
+    free(bytes);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("limits");
+    TCase *tc = tcase_create("cap");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, t_default_cap, 0, GRD_MODES);
+    tcase_add_test(tc, t_max_alloc);
+    tcase_add_test(tc, t_need_array);
+    tcase_add_test(tc, t_inflate_tst);
+    suite_add_tcase(s, tc);
+    size_t count;
+    rb_plugins(&count);
+    if (count) {
+        TCase *tp = tcase_create("plugins");
+        tcase_set_timeout(tp, 600);
+        tcase_add_loop_test(tp, t_inflate_plugins, 0, (int)count);
+        suite_add_tcase(s, tp);
+    }
+    return ak_test_run(s);
+}
