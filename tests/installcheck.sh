@@ -1,0 +1,42 @@
+#!/bin/sh
+# installcheck.sh - run by `make installcheck` (and so by distcheck) after
+# `make install`: builds the example plugin and host out of tree against
+# the installed animkit with nothing but pkg-config, adds the plugin with
+# one config section, and uses it through the installed, unchanged CLI.
+#   installcheck.sh PREFIX LIBDIR BINDIR SYSCONFDIR SRCDIR
+set -eu
+prefix=$1 libdir=$2 bindir=$3 sysconfdir=$4 srcdir=$5
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export PKG_CONFIG_PATH="$libdir/pkgconfig"
+export LD_LIBRARY_PATH="$libdir"
+
+fail() { echo "installcheck: $*"; exit 1; }
+
+cp -R "$srcdir/examples/plugin" "$srcdir/examples/host" "$tmp/"
+chmod -R u+w "$tmp"
+make -s -C "$tmp/plugin" || fail "the example plugin does not build against the installed headers"
+make -s -C "$tmp/host" || fail "the example host does not build against the installed library"
+[ "$(pkg-config --variable=plugindir animkit)" = "$libdir/animkit/plugins" ] || fail "pkg-config plugindir is wrong"
+
+# The installed config plus one section for the new plugin.
+cp "$sysconfdir/animkit/animkit.ini" "$tmp/animkit.ini"
+printf '\n[plugin akm]\npath = %s/plugin/akm.so\n' "$tmp" >>"$tmp/animkit.ini"
+animkit="$bindir/animkit --config $tmp/animkit.ini"
+
+$animkit formats >"$tmp/formats.txt" || fail "animkit formats failed"
+cat "$tmp/formats.txt"
+grep -q '^akm ' "$tmp/formats.txt" || fail "the new plugin is not listed"
+grep -q '^ifp ' "$tmp/formats.txt" || fail "the installed plugins are not listed"
+grep -q '^refused' "$tmp/formats.txt" && fail "a plugin was refused"
+
+# Convert a shipped sample into the new format and back, and read it from
+# memory with the example host.
+$animkit convert "$srcdir/samples/wave.ifp" "$tmp/wave.akm" 2>"$tmp/warnings.txt" || fail "convert into akm failed"
+cat "$tmp/warnings.txt"
+grep -q 'translation keys will be dropped' "$tmp/warnings.txt" || fail "the loss of translations was not reported"
+$animkit info "$tmp/wave.akm" | grep -q 'akm AKM1, 1 clip, 3 tracks' || fail "the akm file does not read back"
+$animkit convert "$tmp/wave.akm" "$tmp/back.ifp" 2>/dev/null || fail "convert from akm failed"
+ANIMKIT_CONFIG="$tmp/animkit.ini" "$tmp/host/host" "$tmp/wave.akm" | tee "$tmp/host.txt"
+grep -q 'format akm AKM1, 1 clips, 3 tracks' "$tmp/host.txt" || fail "the host did not read the file"
+echo "installcheck: 7 passed, 0 failed"
