@@ -8,6 +8,12 @@
  *    (16, 4 or 8 bytes), the translation key's raw bytes the 12 position
  *    bytes;
  *  - doc->variant is "4000", "4001" or "4002".
+ *
+ * Writing: parameter variant=4000|4001|4002 picks the version. Without it a
+ * document this plugin read keeps its stored version, and a document from
+ * any other source gets 4000 (float quaternions: the one lossless version).
+ * Stored 4001/4002 words are re-emitted only when the target version is the
+ * stored one.
  */
 #ifndef ANIMKIT_ANI_H
 #define ANIMKIT_ANI_H

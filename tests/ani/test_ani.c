@@ -751,6 +751,37 @@ static void sweep(int version)
     ck_assert(ak_test_same_bytes(bytes, size, out, n, "one edited key"));
     ak_buffer_free(reg, out);
 
+    /* A time-only edit keeps the stored word, even one that a decode ->
+     * encode would change. */
+    ak_track *t5 = doc->clips[0]->tracks[5];
+    size_t k5 = KEYS;
+    for (size_t k = 0; k < KEYS && k5 == KEYS; k++) {
+        const ak_key *rk = &t5->channel[AK_ROTATION].keys[k];
+        float d[4];
+        for (int c = 0; c < 4; c++)
+            d[c] = (float)rk->v[c];
+        if (version == 4001) {
+            if (t_enc4001(d) != rd32(rk->raw))
+                k5 = k;
+        } else {
+            uint32_t w1, w2;
+            t_enc4002(d, &w1, &w2);
+            if (w1 != rd32(rk->raw) || w2 != rd32(rk->raw + 4))
+                k5 = k;
+        }
+    }
+    ck_assert_uint_lt(k5, KEYS);
+    t5->channel[AK_ROTATION].keys[k5].time += 0.001;
+    t5->channel[AK_TRANSLATION].keys[k5].time += 0.001;
+    out = ak_test_write(reg, doc, "ani", &n);
+    size_t k5o = 20;
+    for (int t = 0; t < 5; t++)
+        k5o += 4 + strlen("Bone 0") + 8 + KEYS * (rot + 16);
+    k5o += 4 + strlen("Bone 5") + 8 + k5 * (rot + 16);
+    ck_assert(memcmp(out + k5o, bytes + k5o, rot + 12) == 0);
+    ck_assert_uint_eq(rd32(out + k5o + rot + 12), k5 * 33 + 1);
+    ak_buffer_free(reg, out);
+
     /* Converting to 4000 writes the decoded floats exactly. */
     out = write_variant(reg, doc, "4000", &n, &rep);
     ak_doc *back = ak_test_read(reg, out, n, "as4000.ani");
@@ -1091,7 +1122,7 @@ START_TEST(t_quirks)
     for (int k = 0; k < 3; k++) {
         for (int c = 0; c < 4; c++)
             bb_u32(&b, rots[k][c]);
-        bb_u32(&b, 0xFF800000u); /* -inf */
+        bb_u32(&b, k == 0 ? 0x7F800001u : 0xFF800000u); /* a signalling NaN; -inf */
         bb_f32(&b, 1e30f);
         bb_u32(&b, 0x00000001u); /* denormal */
         bb_u32(&b, (uint32_t)times[k]);
