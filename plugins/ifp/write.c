@@ -198,6 +198,9 @@ static void sample(const ak_channel *ch, ak_channel_kind kind, double t, double 
         out[c] = a->v[c] + (b->v[c] - a->v[c]) * u;
 }
 
+/* Equal times, or the same bits (NaN read from a file). */
+static int same_time(double a, double b) { return a == b || memcmp(&a, &b, sizeof a) == 0; }
+
 /* Builds the frame list of a track for records holding rotation (always),
  * translation (use_t) and scale (use_s). Returns 0 when out of memory. */
 static int build_frames(ifp_wr *w, const ak_track *t, int use_t, int use_s, ifp_frame **out, size_t *count)
@@ -228,7 +231,7 @@ static int build_frames(ifp_wr *w, const ak_track *t, int use_t, int use_s, ifp_
                 if (!ch[p] || !ch[p]->count)
                     continue;
                 for (size_t i = 0; i < n; i++)
-                    if (!(ch[c]->keys[i].time == ch[p]->keys[i].time)) {
+                    if (!same_time(ch[c]->keys[i].time, ch[p]->keys[i].time)) {
                         aligned = 0;
                         break;
                     }
@@ -584,7 +587,7 @@ static ak_status write_anlf(ifp_wr *w)
 {
     const ak_doc *doc = w->doc;
     ak_sink *o = w->out;
-    int64_t blocks = prop_int(w, &doc->props, "ifp.blocks", 1), last = 0;
+    int64_t blocks = prop_int(w, &doc->props, "ifp.blocks", 1), last = -1;
     for (size_t c = 0; c < doc->clip_count; c++) {
         int64_t b = prop_int(w, &doc->clips[c]->props, IFP_P_BLOCK, -1);
         if (b > last)
@@ -592,7 +595,7 @@ static ak_status write_anlf(ifp_wr *w)
     }
     if (blocks < last + 1)
         blocks = last + 1;
-    if (blocks < 1 || blocks > (int64_t)doc->clip_count + 1024)
+    if (blocks < 0 || blocks > (int64_t)doc->clip_count + 1024 || (blocks == 0 && doc->clip_count))
         blocks = 1;
     ak_put(o, "ANLF", 4);
     ak_put_u32(o, 0);
