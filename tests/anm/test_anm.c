@@ -1,4 +1,1074 @@
+/* test_anm.c - the GEM .anm (EANM) plugin: corpus counts from the fact
+ * sheet's §11 table, byte-exact round trips, orientation conventions,
+ * synthetic FRM3/CMNT/scale files, edits, hand-built documents and a
+ * bad-input sweep. */
 #include "testutil.h"
 #include "../../plugins/anm/anm.h"
-START_TEST(t_probe) { ck_assert_int_eq(anm_codec()->probe((const unsigned char *)"EANM", 4, NULL), 100); } END_TEST
-int main(void) { Suite *s = suite_create("anm"); TCase *tc = tcase_create("x"); tcase_add_test(tc, t_probe); suite_add_tcase(s, tc); return ak_test_run(s); }
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a tiny byte builder for synthetic files ---- */
+typedef struct buf {
+    unsigned char *p;
+    size_t n, cap;
+} buf;
+
+static void b_put(buf *b, const void *d, size_t n)
+{
+    if (b->n + n > b->cap) {
+        b->cap = (b->n + n) * 2 + 64;
+        b->p = realloc(b->p, b->cap);
+        ck_assert(b->p != NULL);
+    }
+    memcpy(b->p + b->n, d, n);
+    b->n += n;
+}
+static void b_tag(buf *b, const char *t) { b_put(b, t, 4); }
+static void b_u8(buf *b, unsigned v) { unsigned char c = (unsigned char)v; b_put(b, &c, 1); }
+static void b_u16(buf *b, unsigned v) { b_u8(b, v & 0xFF); b_u8(b, (v >> 8) & 0xFF); }
+static void b_u32(buf *b, uint32_t v) { b_u16(b, v & 0xFFFF); b_u16(b, v >> 16); }
+static void b_f32(buf *b, float f) { uint32_t u; memcpy(&u, &f, 4); b_u32(b, u); }
+static void b_name(buf *b, const char *s) { b_u32(b, (uint32_t)strlen(s)); b_put(b, s, strlen(s)); }
+static float f_at(const unsigned char *p) { uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; float f; memcpy(&f, &u, 4); return f; }
+
+static void b_header(buf *b, uint32_t version, uint32_t frms, const char *const *bones, int nb)
+{
+    b_tag(b, "EANM");
+    b_u32(b, version);
+    b_tag(b, "FRMS");
+    b_u32(b, frms);
+    b_tag(b, "BMAP");
+    b_u32(b, (uint32_t)nb);
+    for (int i = 0; i < nb; i++)
+        b_name(b, bones[i]);
+}
+
+static ak_registry *reg_anm(void)
+{
+    const ak_codec *codecs[] = { anm_codec(), NULL };
+    return ak_test_registry(codecs);
+}
+
+static ak_doc *read_params(ak_registry *reg, const unsigned char *d, size_t n, const char *const *params)
+{
+    ak_options o = { sizeof o, "anm", "synthetic.anm", params, 0 };
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    ak_status st = ak_read(reg, d, n, &o, &doc, &rep);
+    ck_assert_msg(st == AK_OK, "read failed: %s", rep.message);
+    return doc;
+}
+
+static unsigned char *write_params(ak_registry *reg, const ak_doc *doc, const char *const *params, size_t *n,
+                                   ak_report *rep)
+{
+    ak_options o = { sizeof o, "anm", NULL, params, 0 };
+    unsigned char *out = NULL;
+    ak_status st = ak_write(reg, doc, &o, &out, n, rep);
+    ck_assert_msg(st == AK_OK, "write failed: %s", rep->message);
+    return out;
+}
+
+static ak_track *track_named(const ak_doc *doc, const char *name)
+{
+    const ak_clip *c = doc->clips[0];
+    for (size_t i = 0; i < c->track_count; i++)
+        if (strcmp(c->tracks[i]->bone, name) == 0)
+            return c->tracks[i];
+    return NULL;
+}
+
+/* Counts the frame chunks listed in the layout prop (u8 kind, u32 frame,
+ * u32 n, n x u32) by hand. */
+static size_t layout_chunks(const ak_clip *clip, int *kind0)
+{
+    const ak_prop *p = ak_prop_get(&clip->props, "anm.layout");
+    ck_assert(p != NULL);
+    size_t at = 0, n = 0;
+    while (at < p->size) {
+        if (n == 0 && kind0)
+            *kind0 = p->data[at];
+        uint32_t cnt = (uint32_t)p->data[at + 5] | (uint32_t)p->data[at + 6] << 8 |
+                       (uint32_t)p->data[at + 7] << 16 | (uint32_t)p->data[at + 8] << 24;
+        at += 9 + 4 * (size_t)cnt;
+        n++;
+    }
+    ck_assert_uint_eq(at, p->size);
+    return n;
+}
+
+/* ---- probe ---- */
+START_TEST(t_probe)
+{
+    const ak_codec *c = anm_codec();
+    ck_assert_int_eq(c->probe((const unsigned char *)"EANM\0\0\6\0", 8, NULL), AK_PROBE_MAGIC);
+    int ext = c->probe((const unsigned char *)"xxxx", 4, "a/b/walk.ANM");
+    ck_assert(ext > 0 && ext <= AK_PROBE_EXTENSION);
+    ck_assert_int_eq(c->probe((const unsigned char *)"ANP3", 4, "x.ifp"), 0);
+    ck_assert_int_eq(c->probe((const unsigned char *)"EAN", 3, NULL), 0);
+    ck_assert_str_eq(c->name, "anm");
+    ck_assert(c->caps & AK_CAP_TRANSLATION);
+    ck_assert(c->caps & AK_CAP_VISIBILITY);
+    ck_assert(c->caps & AK_CAP_BONE_NAME);
+    ck_assert(!(c->caps & AK_CAP_MULTI_CLIP));
+}
+END_TEST
+
+/* ---- corpus: the sheet's §11 table ---- */
+typedef struct sample {
+    const char *name;
+    const char *variant;
+    uint32_t frms;
+    size_t chunks;
+    int tag; /* ANM_TAG_* */
+    size_t bones;
+    const char *feature; /* what else to check */
+} sample;
+
+static const sample samples[] = {
+    { "frm2_286frames_e75_open_driver", "6.0", 286, 26, ANM_TAG_FRM2, 1, "sparse" },
+    { "frm2_64bones_hmmwv_body_r", "6.0", 61, 61, ANM_TAG_FRM2, 64, "mirrored" },
+    { "frm2_flag05_mirrored_shahed136_basis", "6.0", 11, 11, ANM_TAG_FRM2, 1, "mirrored" },
+    { "frm2_flag07_mirrored_j10c_basis", "6.0", 11, 11, ANM_TAG_FRM2, 1, "mirrored" },
+    { "frm2_flag08_visible_on_t62_open_sight", "6.0", 61, 61, ANM_TAG_FRM2, 4, "hidden" },
+    { "frm2_flag10_visible_off_t55_open1", "6.0", 51, 32, ANM_TAG_FRM2, 2, "hidden" },
+    { "frm2_flag13_shahed136_engine_work", "6.0", 16, 16, ANM_TAG_FRM2, 3, "hidden" },
+    { "frm2_horse_44bones_168frames_eat", "6.0", 168, 168, ANM_TAG_FRM2, 44, "" },
+    { "frm2_horse_57bones_horse_ride_off", "6.0", 61, 61, ANM_TAG_FRM2, 57, "mirrored" },
+    { "frm2_human_24bones_mirrored_dismounting_bmd4", "6.0", 49, 43, ANM_TAG_FRM2, 24, "mirrored" },
+    { "frm2_mesh_flag0A_33_mi17_engine_stop", "6.0", 32, 32, ANM_TAG_FRM2, 4, "mesh" },
+    { "frm2_mesh_flag20_2F_bbox_su76_trackl", "6.0", 11, 11, ANM_TAG_FRM2, 1, "mesh" },
+    { "frm2_mesh_flag21_22_maxim_close", "6.0", 11, 11, ANM_TAG_FRM2, 6, "mesh" },
+    { "frm2_v60000_2frames_e100_body_r", "6.0", 38, 2, ANM_TAG_FRM2, 1, "sparse" },
+    { "frm2_v60000_frms1_1bone_r35_engine_r", "6.0", 1, 1, ANM_TAG_FRM2, 1, "" },
+    { "frm2_v60001_5bones_m4a3_body_r", "6.1", 21, 21, ANM_TAG_FRM2, 5, "" },
+    { "frm2_v60001_m4a3_open_co_driver", "6.1", 101, 13, ANM_TAG_FRM2, 1, "sparse" },
+    { "frmn_v40000_44bones_citroen_bodyback_r", "4.0", 31, 2, ANM_TAG_FRMN, 44, "visi" },
+    { "frmn_v40000_8bones_ac130_engine_work", "4.0", 93, 93, ANM_TAG_FRMN, 8, "hidden" },
+    { "frmn_v40000_mesh_citroen45_engine", "4.0", 26, 26, ANM_TAG_FRMN, 17, "mesh" },
+};
+#define NSAMPLES (sizeof samples / sizeof samples[0])
+
+static unsigned char *corpus_file(const char *name, size_t *n)
+{
+    char rel[256], path[1024];
+    snprintf(rel, sizeof rel, "anm/%s.anm", name);
+    if (!ak_test_corpus(rel, path, sizeof path))
+        return NULL;
+    return ak_test_slurp(path, n);
+}
+
+START_TEST(t_corpus)
+{
+    const sample *s = &samples[_i];
+    size_t n;
+    unsigned char *data = corpus_file(s->name, &n);
+    if (!data) {
+        char why[300];
+        snprintf(why, sizeof why, "corpus file anm/%s.anm not present", s->name);
+        ak_test_skip(why);
+        return;
+    }
+    ak_registry *reg = reg_anm();
+    ak_doc *doc = ak_test_read(reg, data, n, s->name);
+    ck_assert_str_eq(doc->variant, s->variant);
+    ck_assert_uint_eq(doc->clip_count, 1);
+    const ak_clip *clip = doc->clips[0];
+    ck_assert_int_eq(ak_prop_int(&clip->props, "anm.frms", -1), (int64_t)s->frms);
+    ck_assert_uint_eq(clip->track_count, s->bones);
+    int kind = -1;
+    ck_assert_uint_eq(layout_chunks(clip, &kind), s->chunks);
+    ck_assert_int_eq(kind, s->tag);
+    ck_assert(clip->frame_rate == 0);
+    ck_assert(clip->tick_rate == 30);
+    /* BMAP decoded by hand: count at 20, first name length at 24. */
+    ck_assert(memcmp(data + 16, "BMAP", 4) == 0);
+    ck_assert_uint_eq(ak_load_u32(data + 20), s->bones);
+    uint32_t len0 = ak_load_u32(data + 24);
+    ck_assert_int_eq((int)strlen(clip->tracks[0]->bone), (int)len0);
+    ck_assert(memcmp(clip->tracks[0]->bone, data + 28, len0) == 0);
+    /* Frame 0 and FRMS - 1 hold a key for every bone in FRM2 files (§7). */
+    ak_doc_stats st;
+    ak_doc_stats_get(doc, &st);
+    if (!strcmp(s->feature, "mesh"))
+        ck_assert_int_gt(ak_prop_int(&clip->props, "mesh_keys", 0), 0);
+    else
+        ck_assert_int_eq(ak_prop_int(&clip->props, "mesh_keys", -1), 0);
+    if (!strcmp(s->feature, "mirrored")) {
+        int any = 0;
+        for (size_t t = 0; t < clip->track_count; t++)
+            any |= ak_prop_int(&clip->tracks[t]->props, "anm.mirrored", 0) != 0;
+        ck_assert(any);
+    }
+    if (!strcmp(s->feature, "visi"))
+        ck_assert_uint_gt(st.keys[AK_VISIBILITY], 0);
+    if (!strcmp(s->feature, "hidden")) {
+        int hidden = 0;
+        for (size_t t = 0; t < clip->track_count; t++) {
+            const ak_channel *v = &clip->tracks[t]->channel[AK_VISIBILITY];
+            for (size_t k = 0; k < v->count; k++)
+                hidden |= v->keys[k].v[0] == 0;
+        }
+        ck_assert(hidden);
+    }
+    /* Keys are ticks = frames, time = frame / 30; all within FRMS. */
+    for (size_t t = 0; t < clip->track_count; t++)
+        for (int c = 0; c < AK_CHANNELS; c++) {
+            const ak_channel *ch = &clip->tracks[t]->channel[c];
+            for (size_t k = 0; k < ch->count; k++) {
+                ck_assert(ch->keys[k].tick >= 0 && ch->keys[k].tick < (int64_t)s->frms);
+                ck_assert(fabs(ch->keys[k].time - ch->keys[k].tick / 30.0) < 1e-12);
+                if (k)
+                    ck_assert(ch->keys[k].tick > ch->keys[k - 1].tick);
+                if (c == AK_ROTATION) {
+                    const double *q = ch->keys[k].v;
+                    double nn = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+                    ck_assert(fabs(nn - 1) < 1e-5);
+                    ck_assert(q[3] >= 0);
+                }
+            }
+        }
+    /* Byte-identical round trip, twice. */
+    size_t m;
+    unsigned char *out = ak_test_write(reg, doc, "anm", &m);
+    ck_assert(ak_test_same_bytes(data, n, out, m, s->name));
+    ak_doc *doc2 = ak_test_read(reg, out, m, s->name);
+    size_t m2;
+    unsigned char *out2 = ak_test_write(reg, doc2, "anm", &m2);
+    ck_assert(ak_test_same_bytes(data, n, out2, m2, s->name));
+    /* A deep copy writes the same bytes too. */
+    ak_doc *copy = ak_doc_clone(doc);
+    size_t m3;
+    unsigned char *out3 = ak_test_write(reg, copy, "anm", &m3);
+    ck_assert(ak_test_same_bytes(data, n, out3, m3, s->name));
+    ak_buffer_free(reg, out3);
+    ak_doc_free(copy);
+    ak_buffer_free(reg, out);
+    ak_buffer_free(reg, out2);
+    ak_doc_free(doc2);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+    free(data);
+}
+END_TEST
+
+/* The sheet's smallest sample (§2), decoded by hand. */
+START_TEST(t_smallest_sample)
+{
+    size_t n;
+    unsigned char *data = corpus_file("frm2_v60000_frms1_1bone_r35_engine_r", &n);
+    if (!data) {
+        ak_test_skip("corpus file anm/frm2_v60000_frms1_1bone_r35_engine_r.anm not present");
+        return;
+    }
+    ck_assert_uint_eq(n, 68);
+    ak_registry *reg = reg_anm();
+    ak_doc *doc = ak_test_read(reg, data, n, "engine_r");
+    ak_track *t = track_named(doc, "engine");
+    ck_assert(t != NULL);
+    ck_assert_uint_eq(t->channel[AK_TRANSLATION].count, 1);
+    const double *p = t->channel[AK_TRANSLATION].keys[0].v;
+    ck_assert(fabs(p[0] - 18.5196) < 1e-4 && fabs(p[1] - 27.6200) < 1e-4 && fabs(p[2] - 0.0041593) < 1e-7);
+    const double *q = t->channel[AK_ROTATION].keys[0].v;
+    ck_assert(fabs(q[2] - -8.7307e-08) < 1e-11);
+    ck_assert(fabs(q[3] - 1.0) < 1e-12);
+    ck_assert_uint_eq(t->channel[AK_VISIBILITY].count, 1);
+    ck_assert(t->channel[AK_VISIBILITY].keys[0].v[0] == 1);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+    free(data);
+}
+END_TEST
+
+/* ---- orientation: FRMN matrices and FRM2 quaternions agree ---- */
+
+/* The standard quaternion -> matrix formula, row-major m[r][c]. */
+static void std_matrix(double x, double y, double z, double w, double m[3][3])
+{
+    m[0][0] = 1 - 2 * (y * y + z * z); m[0][1] = 2 * (x * y - z * w); m[0][2] = 2 * (x * z + y * w);
+    m[1][0] = 2 * (x * y + z * w); m[1][1] = 1 - 2 * (x * x + z * z); m[1][2] = 2 * (y * z - x * w);
+    m[2][0] = 2 * (x * z - y * w); m[2][1] = 2 * (y * z + x * w); m[2][2] = 1 - 2 * (x * x + y * y);
+}
+
+START_TEST(t_rotation_paths)
+{
+    /* Some poses (axis-angle), including near w = 0 and w < 0 inputs. */
+    static const double poses[][4] = {
+        { 1, 0, 0, 0.3 }, { 0, 1, 0, 1.2 }, { 0, 0, 1, 2.9 }, { 1, 2, 3, 0.7 }, { -1, 0.5, 0.2, 3.1 },
+        { 0.3, -0.4, 0.8, 5.5 }, { 1, 0, 0, 3.14159 }, { 0, 0, 0, 0 },
+    };
+    ak_registry *reg = reg_anm();
+    for (size_t i = 0; i < sizeof poses / sizeof poses[0]; i++) {
+        double ax = poses[i][0], ay = poses[i][1], az = poses[i][2], ang = poses[i][3];
+        double l = sqrt(ax * ax + ay * ay + az * az);
+        double x = 0, y = 0, z = 0, w = 1;
+        if (l > 0) {
+            x = ax / l * sin(ang / 2);
+            y = ay / l * sin(ang / 2);
+            z = az / l * sin(ang / 2);
+            w = cos(ang / 2);
+        }
+        if (w < 0) { x = -x; y = -y; z = -z; w = -w; }
+        float fx = (float)x, fy = (float)y, fz = (float)z;
+        /* FRM2: the three floats. */
+        static const char *const bones[] = { "b" };
+        buf a = { 0 };
+        b_header(&a, ANM_V60, 1, bones, 1);
+        b_tag(&a, "FRM2"); b_u16(&a, 0); b_u8(&a, 1);
+        b_u8(&a, 0); b_u16(&a, 0x02); b_f32(&a, fx); b_f32(&a, fy); b_f32(&a, fz);
+        /* FRMN: the sheet's D3D matrix = R(x, y, z, -sqrt(1 - s)). */
+        double s = (double)fx * fx + (double)fy * fy + (double)fz * fz;
+        double w0 = sqrt(s < 1 ? 1 - s : 0);
+        double m[3][3];
+        std_matrix(fx, fy, fz, -w0, m);
+        buf b = { 0 };
+        b_header(&b, ANM_V40, 1, bones, 1);
+        b_tag(&b, "FRMN"); b_u32(&b, 0); b_tag(&b, "BONE"); b_u32(&b, 0); b_tag(&b, "MATR");
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                b_f32(&b, (float)m[r][c]);
+        b_f32(&b, 1); b_f32(&b, 2); b_f32(&b, 3);
+        ak_doc *da = ak_test_read(reg, a.p, a.n, "q.anm");
+        ak_doc *db = ak_test_read(reg, b.p, b.n, "m.anm");
+        const double *qa = da->clips[0]->tracks[0]->channel[AK_ROTATION].keys[0].v;
+        const double *qb = db->clips[0]->tracks[0]->channel[AK_ROTATION].keys[0].v;
+        /* FRM2 path: (x, y, z, +sqrt(1 - s)) exactly, in double. */
+        ck_assert(qa[0] == fx && qa[1] == fy && qa[2] == fz && qa[3] == w0);
+        /* FRMN path: the same rotation (same sign: w >= 0 on both). */
+        double dot = qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3];
+        ck_assert_msg(fabs(fabs(dot) - 1) < 1e-6, "pose %zu: FRMN and FRM2 disagree (dot %g)", i, dot);
+        for (int k = 0; k < 4; k++)
+            ck_assert_msg(fabs(qa[k] - qb[k]) < 2e-6 || w0 < 1e-3, "pose %zu comp %d: %g vs %g", i, k, qa[k], qb[k]);
+        /* The model quaternion rotates bone -> parent column-style: R(q) v
+         * equals the row-vector product v M of the file's matrix. */
+        double rq[3][3];
+        std_matrix(qb[0], qb[1], qb[2], qb[3], rq);
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                ck_assert(fabs(rq[r][c] - m[c][r]) < 1e-5);
+        /* Translation is the fourth row. */
+        const double *t = db->clips[0]->tracks[0]->channel[AK_TRANSLATION].keys[0].v;
+        ck_assert(t[0] == 1 && t[1] == 2 && t[2] == 3);
+        /* Converting either way gives the other path's encoding back. */
+        const char *v40[] = { "variant=4.0", NULL };
+        const char *v60[] = { "variant=6.0", NULL };
+        ak_report rep = { 0 };
+        size_t n1, n2;
+        unsigned char *o1 = write_params(reg, da, v40, &n1, &rep);
+        unsigned char *o2 = write_params(reg, db, v60, &n2, &rep);
+        ak_doc *d1 = read_params(reg, o1, n1, NULL);
+        ak_doc *d2 = read_params(reg, o2, n2, NULL);
+        const double *q1 = d1->clips[0]->tracks[0]->channel[AK_ROTATION].keys[0].v;
+        const double *q2 = d2->clips[0]->tracks[0]->channel[AK_ROTATION].keys[0].v;
+        double d1dot = q1[0] * qa[0] + q1[1] * qa[1] + q1[2] * qa[2] + q1[3] * qa[3];
+        double d2dot = q2[0] * qa[0] + q2[1] * qa[1] + q2[2] * qa[2] + q2[3] * qa[3];
+        ck_assert(fabs(fabs(d1dot) - 1) < 1e-6 && fabs(fabs(d2dot) - 1) < 1e-6);
+        ak_doc_free(d1); ak_doc_free(d2);
+        ak_buffer_free(reg, o1); ak_buffer_free(reg, o2);
+        ak_doc_free(da); ak_doc_free(db);
+        free(a.p); free(b.p);
+    }
+    ak_registry_free(reg);
+}
+END_TEST
+
+/* §7 clamp: s > 1 rebuilds w = 0 (double), and the floats stay verbatim;
+ * -0.0 survives. */
+START_TEST(t_orientation_clamp)
+{
+    static const char *const bones[] = { "basis" };
+    buf a = { 0 };
+    b_header(&a, ANM_V60, 2, bones, 1);
+    float big = nextafterf(1.0f, 2.0f);
+    b_tag(&a, "FRM2"); b_u16(&a, 0); b_u8(&a, 1);
+    b_u8(&a, 0); b_u16(&a, 0x0F); b_f32(&a, 0); b_f32(&a, 0); b_f32(&a, 0);
+    b_f32(&a, big); b_f32(&a, 0); b_f32(&a, 0);
+    b_tag(&a, "FRM2"); b_u16(&a, 1); b_u8(&a, 1);
+    b_u8(&a, 0); b_u16(&a, 0x0B); b_f32(&a, 0); b_f32(&a, 0); b_f32(&a, 0);
+    b_f32(&a, -0.0f); b_f32(&a, -0.0f); b_f32(&a, -0.0f);
+    ak_registry *reg = reg_anm();
+    ak_doc *d = ak_test_read(reg, a.p, a.n, "clamp.anm");
+    const ak_track *t = d->clips[0]->tracks[0];
+    ck_assert(t->channel[AK_ROTATION].keys[0].v[3] == 0.0);
+    ck_assert(t->channel[AK_ROTATION].keys[0].v[0] == (double)big);
+    ck_assert(t->channel[AK_ROTATION].keys[1].v[3] == 1.0);
+    ck_assert(signbit(t->channel[AK_ROTATION].keys[1].v[0]));
+    ck_assert_int_eq(ak_prop_int(&t->props, "anm.mirrored", 0), 1);
+    size_t n;
+    unsigned char *o = ak_test_write(reg, d, "anm", &n);
+    ck_assert(ak_test_same_bytes(a.p, a.n, o, n, "clamp"));
+    ak_buffer_free(reg, o);
+    ak_doc_free(d);
+    ak_registry_free(reg);
+    free(a.p);
+}
+END_TEST
+
+/* ---- FRM3 frame-number widths (§10) ---- */
+START_TEST(t_frm3_widths)
+{
+    static const uint32_t frms[] = { 200, 300, 70000 };
+    static const int width[] = { 1, 2, 4 };
+    static const char *const bones[] = { "a", "b" };
+    ak_registry *reg = reg_anm();
+    for (int i = 0; i < 3; i++) {
+        uint32_t last = frms[i] - 1;
+        buf a = { 0 };
+        b_header(&a, ANM_V61, frms[i], bones, 2);
+        for (int f = 0; f < 2; f++) {
+            uint32_t frame = f ? last : 0;
+            b_tag(&a, "FRM3");
+            if (width[i] == 1) b_u8(&a, frame);
+            else if (width[i] == 2) b_u16(&a, frame);
+            else b_u32(&a, frame);
+            b_u8(&a, 2);
+            b_u8(&a, 0); b_u16(&a, 0x0B);
+            b_f32(&a, 1); b_f32(&a, 2); b_f32(&a, (float)f);
+            b_f32(&a, 0); b_f32(&a, 0.6f); b_f32(&a, 0);
+            b_u8(&a, 1); b_u16(&a, f ? 0x10 : 0x08);
+        }
+        ak_doc *d = ak_test_read(reg, a.p, a.n, "frm3.anm");
+        const ak_clip *c = d->clips[0];
+        int kind = -1;
+        ck_assert_uint_eq(layout_chunks(c, &kind), 2);
+        ck_assert_int_eq(kind, ANM_TAG_FRM3);
+        const ak_channel *pos = &c->tracks[0]->channel[AK_TRANSLATION];
+        ck_assert_uint_eq(pos->count, 2);
+        ck_assert_int_eq(pos->keys[1].tick, (int64_t)last);
+        ck_assert(fabs(pos->keys[1].time - last / 30.0) < 1e-9);
+        ck_assert(pos->keys[1].v[2] == 1);
+        const ak_channel *vis = &c->tracks[1]->channel[AK_VISIBILITY];
+        ck_assert(vis->count == 2 && vis->keys[0].v[0] == 1 && vis->keys[1].v[0] == 0);
+        size_t n;
+        unsigned char *o = ak_test_write(reg, d, "anm", &n);
+        ck_assert(ak_test_same_bytes(a.p, a.n, o, n, "frm3"));
+        ak_buffer_free(reg, o);
+        /* Rewritten as FRM2 (16-bit frames) where it fits, and back. */
+        const char *frm2[] = { "variant=frm2", NULL };
+        ak_report rep = { 0 };
+        if (last <= 0xFFFF) {
+            unsigned char *o2 = write_params(reg, d, frm2, &n, &rep);
+            ak_doc *d2 = read_params(reg, o2, n, NULL);
+            ck_assert_int_eq(d2->clips[0]->tracks[0]->channel[AK_TRANSLATION].keys[1].tick, (int64_t)last);
+            const char *frm3[] = { "variant=frm3", NULL };
+            size_t n3;
+            unsigned char *o3 = write_params(reg, d2, frm3, &n3, &rep);
+            ck_assert(ak_test_same_bytes(a.p, a.n, o3, n3, "frm3 via frm2"));
+            ak_buffer_free(reg, o3);
+            ak_buffer_free(reg, o2);
+            ak_doc_free(d2);
+        } else {
+            ak_options o2 = { sizeof o2, "anm", NULL, frm2, 0 };
+            unsigned char *bytes = NULL;
+            ak_report rep2 = { 0 };
+            ck_assert_int_eq(ak_write(reg, d, &o2, &bytes, &n, &rep2), AK_E_UNSUPPORTED);
+            ck_assert(strstr(rep2.text, "frm3") != NULL);
+        }
+        ak_doc_free(d);
+        free(a.p);
+    }
+    ak_registry_free(reg);
+}
+END_TEST
+
+/* ---- CMNT (§4) ---- */
+START_TEST(t_cmnt)
+{
+    buf a = { 0 };
+    b_tag(&a, "EANM"); b_u32(&a, ANM_V61);
+    b_tag(&a, "FRMS"); b_u32(&a, 1);
+    b_tag(&a, "CMNT"); b_u16(&a, 5); b_put(&a, "hello", 5);
+    b_tag(&a, "CMNT"); b_u16(&a, 0);
+    b_tag(&a, "BMAP"); b_u32(&a, 1); b_name(&a, "engine");
+    b_tag(&a, "FRM2"); b_u16(&a, 0); b_u8(&a, 1); b_u8(&a, 0); b_u16(&a, 0x08);
+    ak_registry *reg = reg_anm();
+    ak_doc *d = ak_test_read(reg, a.p, a.n, "cmnt.anm");
+    const ak_clip *c = d->clips[0];
+    ck_assert_int_eq(ak_prop_int(&c->props, "anm.cmnt.count", 0), 2);
+    const ak_prop *p = ak_prop_get(&c->props, "anm.cmnt.0");
+    ck_assert(p && p->size == 5 && memcmp(p->data, "hello", 5) == 0);
+    ck_assert_str_eq(c->tracks[0]->bone, "engine");
+    size_t n;
+    unsigned char *o = ak_test_write(reg, d, "anm", &n);
+    ck_assert(ak_test_same_bytes(a.p, a.n, o, n, "cmnt"));
+    ak_buffer_free(reg, o);
+    ak_doc_free(d);
+    /* A GEM3-style BMAP (one-byte lengths) after CMNT is refused clearly. */
+    buf g = { 0 };
+    b_tag(&g, "EANM"); b_u32(&g, ANM_V61);
+    b_tag(&g, "FRMS"); b_u32(&g, 1);
+    b_tag(&g, "CMNT"); b_u16(&g, 2); b_put(&g, "hi", 2);
+    b_tag(&g, "BMAP"); b_u32(&g, 1); b_u8(&g, 6); b_put(&g, "engine", 6);
+    b_tag(&g, "FRM2"); b_u16(&g, 0); b_u8(&g, 1); b_u8(&g, 0); b_u16(&g, 0x08);
+    ak_report rep = { 0 };
+    ak_doc *bad = NULL;
+    ck_assert_int_eq(ak_test_try_read(reg, g.p, g.n, "gem3.anm", &bad, &rep), AK_E_UNSUPPORTED);
+    ck_assert(strstr(rep.text, "GEM3") != NULL);
+    ck_assert(rep.offset > 0);
+    ak_registry_free(reg);
+    free(a.p);
+    free(g.p);
+}
+END_TEST
+
+/* ---- scale keys (0x40) ---- */
+START_TEST(t_scale)
+{
+    static const char *const bones[] = { "s" };
+    buf a = { 0 };
+    b_header(&a, ANM_V60, 3, bones, 1);
+    b_tag(&a, "FRM2"); b_u16(&a, 0); b_u8(&a, 1);
+    b_u8(&a, 0); b_u16(&a, 0x4B); b_f32(&a, 1); b_f32(&a, 2); b_f32(&a, 3);
+    b_f32(&a, 0); b_f32(&a, 0); b_f32(&a, 0); b_f32(&a, 2); b_f32(&a, 0.5f); b_f32(&a, 1);
+    b_tag(&a, "FRM2"); b_u16(&a, 2); b_u8(&a, 1);
+    b_u8(&a, 0); b_u16(&a, 0x40); b_f32(&a, 3); b_f32(&a, 3); b_f32(&a, 3);
+    ak_registry *reg = reg_anm();
+    ak_doc *d = ak_test_read(reg, a.p, a.n, "scale.anm");
+    const ak_channel *sc = &d->clips[0]->tracks[0]->channel[AK_SCALE];
+    ck_assert_uint_eq(sc->count, 2);
+    ck_assert(sc->keys[0].v[0] == 2 && sc->keys[0].v[1] == 0.5 && sc->keys[0].v[2] == 1);
+    ck_assert(sc->keys[1].tick == 2 && sc->keys[1].v[0] == 3);
+    size_t n;
+    unsigned char *o = ak_test_write(reg, d, "anm", &n);
+    ck_assert(ak_test_same_bytes(a.p, a.n, o, n, "scale"));
+    ak_buffer_free(reg, o);
+    /* FRMN stores scale in the MATR rows: it survives 4.0 and back. */
+    const char *v40[] = { "variant=4.0", NULL };
+    ak_report rep = { 0 };
+    o = write_params(reg, d, v40, &n, &rep);
+    ak_doc *d2 = read_params(reg, o, n, NULL);
+    const ak_channel *sc2 = &d2->clips[0]->tracks[0]->channel[AK_SCALE];
+    ck_assert_uint_ge(sc2->count, 2);
+    ck_assert(fabs(sc2->keys[0].v[0] - 2) < 1e-6 && fabs(sc2->keys[0].v[1] - 0.5) < 1e-6);
+    ck_assert(fabs(sc2->keys[sc2->count - 1].v[2] - 3) < 1e-6);
+    ak_buffer_free(reg, o);
+    ak_doc_free(d2);
+    ak_doc_free(d);
+    ak_registry_free(reg);
+    free(a.p);
+}
+END_TEST
+
+/* ---- an edited key is re-encoded, the rest stays byte for byte ---- */
+START_TEST(t_edit_key)
+{
+    static const char *const bones[] = { "a", "b" };
+    buf a = { 0 };
+    b_header(&a, ANM_V60, 3, bones, 2);
+    for (int f = 0; f < 3; f++) {
+        b_tag(&a, "FRM2"); b_u16(&a, (unsigned)f); b_u8(&a, 2);
+        b_u8(&a, 0); b_u16(&a, 0x0B); b_f32(&a, (float)f); b_f32(&a, 0); b_f32(&a, 0);
+        b_f32(&a, 0.1f * (float)f); b_f32(&a, 0); b_f32(&a, 0);
+        b_u8(&a, 1); b_u16(&a, 0x02); b_f32(&a, 0); b_f32(&a, 0.2f); b_f32(&a, 0);
+    }
+    ak_registry *reg = reg_anm();
+    ak_doc *d = ak_test_read(reg, a.p, a.n, "edit.anm");
+    ak_track *t = d->clips[0]->tracks[1];
+    /* Frame 1's rotation of bone b: a new pose with w < 0 (the writer
+     * stores the sign that rebuilds w >= 0). */
+    ak_key *k = &t->channel[AK_ROTATION].keys[1];
+    k->v[0] = 0; k->v[1] = 0; k->v[2] = 0.6; k->v[3] = -0.8;
+    ak_key *p = &d->clips[0]->tracks[0]->channel[AK_TRANSLATION].keys[2];
+    p->v[1] = 7.5;
+    size_t n;
+    unsigned char *o = ak_test_write(reg, d, "anm", &n);
+    ck_assert_uint_eq(n, a.n);
+    /* Offsets: header 8 + FRMS 8 + BMAP 8 + 2 names of 5 = 34; a frame
+     * chunk is 7 + 27 + 15 = 49 bytes. */
+    size_t chunk1 = 34 + 49, key_b = chunk1 + 7 + 27, rot_b = key_b + 3;
+    size_t chunk2 = 34 + 98, pos_a = chunk2 + 7 + 3;
+    for (size_t i = 0; i < n; i++) {
+        int in_rot = i >= rot_b && i < rot_b + 12;
+        int in_pos = i >= pos_a + 4 && i < pos_a + 8;
+        if (!in_rot && !in_pos)
+            ck_assert_msg(o[i] == a.p[i], "byte %zu changed", i);
+    }
+    ck_assert(f_at(o + rot_b) == 0.0f && f_at(o + rot_b + 4) == 0.0f && f_at(o + rot_b + 8) == -0.6f);
+    ck_assert(f_at(o + pos_a + 4) == 7.5f);
+    ck_assert(ak_load_u16(o + key_b + 1) == 0x02);
+    ak_doc *d2 = read_params(reg, o, n, NULL);
+    const double *q = d2->clips[0]->tracks[1]->channel[AK_ROTATION].keys[1].v;
+    ck_assert(fabs(q[2] + 0.6) < 1e-7 && fabs(q[3] - 0.8) < 1e-7);
+    ak_buffer_free(reg, o);
+    ak_doc_free(d2);
+
+    /* A key added where the bone already has a record keeps the layout:
+     * only that record's flags and payload change (0x02 -> 0x12). */
+    ak_key *nk = ak_key_add(d->clips[0]->tracks[1], AK_VISIBILITY);
+    nk->time = 1 / 30.0;
+    nk->tick = 1;
+    nk->v[0] = 0;
+    o = ak_test_write(reg, d, "anm", &n);
+    ck_assert_uint_eq(n, a.n);
+    ck_assert_uint_eq(ak_load_u16(o + key_b + 1), 0x12);
+    d2 = read_params(reg, o, n, NULL);
+    const ak_channel *vis = &d2->clips[0]->tracks[1]->channel[AK_VISIBILITY];
+    ck_assert_uint_eq(vis->count, 1);
+    ck_assert(vis->keys[0].tick == 1 && vis->keys[0].v[0] == 0);
+    ak_buffer_free(reg, o);
+    ak_doc_free(d2);
+
+    /* A key on a new frame changes the structure: the clip is regenerated
+     * sparse, full keys on the first and the (new) last frame. */
+    ak_key *tk = ak_key_add(d->clips[0]->tracks[0], AK_TRANSLATION);
+    tk->time = 4 / 30.0;
+    tk->v[0] = tk->v[1] = tk->v[2] = 9;
+    ak_key *ek = ak_key_add(d->clips[0]->tracks[0], AK_ROTATION);
+    ek->time = 5 / 30.0; /* the same pose as frame 2: a changed value? no */
+    memcpy(ek->v, d->clips[0]->tracks[0]->channel[AK_ROTATION].keys[2].v, sizeof ek->v);
+    o = ak_test_write(reg, d, "anm", &n);
+    d2 = read_params(reg, o, n, NULL);
+    const ak_clip *c2 = d2->clips[0];
+    ck_assert_int_eq(ak_prop_int(&c2->props, "anm.frms", 0), 6);
+    const ak_channel *pa = &c2->tracks[0]->channel[AK_TRANSLATION];
+    ck_assert_uint_eq(pa->count, 5); /* frames 0, 1, 2, 4, 5 */
+    ck_assert(pa->keys[2].v[1] == 7.5);
+    ck_assert(pa->keys[3].tick == 4 && pa->keys[3].v[0] == 9);
+    ck_assert(pa->keys[4].tick == 5 && pa->keys[4].v[2] == 9);
+    const ak_channel *rb = &c2->tracks[1]->channel[AK_ROTATION];
+    /* bone b: 0.2, edited pose at 1, 0.2 at 2, then the full key at 5 is
+     * the held 0.2 */
+    ck_assert_uint_eq(rb->count, 4);
+    ck_assert(rb->keys[3].tick == 5 && fabs(rb->keys[3].v[1] - 0.2) < 1e-7);
+    const ak_channel *va = &c2->tracks[0]->channel[AK_VISIBILITY];
+    ck_assert_uint_eq(va->count, 2); /* 0x0B on every frame: kept at 0 and 5 */
+    const ak_channel *vb = &c2->tracks[1]->channel[AK_VISIBILITY];
+    /* held hidden at 0 (the first key's value), the key at 1 is the same
+     * value and so dropped, held at 5 */
+    ck_assert_uint_eq(vb->count, 2);
+    ck_assert(vb->keys[0].v[0] == 0 && vb->keys[1].tick == 5 && vb->keys[1].v[0] == 0);
+    ak_buffer_free(reg, o);
+    ak_doc_free(d2);
+    ak_doc_free(d);
+    ak_registry_free(reg);
+    free(a.p);
+}
+END_TEST
+
+/* Editing a corpus FRMN key re-encodes its matrix only. */
+START_TEST(t_edit_frmn_corpus)
+{
+    size_t n;
+    unsigned char *data = corpus_file("frmn_v40000_mesh_citroen45_engine", &n);
+    if (!data) {
+        ak_test_skip("corpus file anm/frmn_v40000_mesh_citroen45_engine.anm not present");
+        return;
+    }
+    ak_registry *reg = reg_anm();
+    ak_doc *d = ak_test_read(reg, data, n, "citroen45");
+    ak_track *t = NULL;
+    for (size_t i = 0; i < d->clips[0]->track_count && !t; i++)
+        if (d->clips[0]->tracks[i]->channel[AK_ROTATION].count)
+            t = d->clips[0]->tracks[i];
+    ck_assert(t != NULL);
+    ak_key *k = &t->channel[AK_ROTATION].keys[0];
+    double old[4];
+    memcpy(old, k->v, sizeof old);
+    /* rotate by 90 degrees about z */
+    const double c = sqrt(0.5);
+    double nq[4] = { c * old[0] + c * old[1] * 0 - 0 + old[0] * 0, 0, 0, 0 };
+    double a[4] = { 0, 0, c, c }, b[4];
+    memcpy(b, old, sizeof b);
+    nq[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+    nq[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+    nq[1] = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+    nq[2] = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+    memcpy(k->v, nq, sizeof nq);
+    size_t m;
+    unsigned char *o = ak_test_write(reg, d, "anm", &m);
+    ck_assert_uint_eq(m, n);
+    size_t diff = 0, first = 0;
+    for (size_t i = 0; i < n; i++)
+        if (o[i] != data[i]) {
+            if (!diff)
+                first = i;
+            diff++;
+        }
+    ck_assert_uint_gt(diff, 0);
+    ck_assert_uint_le(diff, 36);
+    (void)first;
+    ak_doc *d2 = read_params(reg, o, m, NULL);
+    const ak_track *t2 = track_named(d2, t->bone);
+    const double *q = t2->channel[AK_ROTATION].keys[0].v;
+    double dot = q[0] * nq[0] + q[1] * nq[1] + q[2] * nq[2] + q[3] * nq[3];
+    ck_assert(fabs(fabs(dot) - 1) < 1e-6);
+    ak_buffer_free(reg, o);
+    ak_doc_free(d2);
+    ak_doc_free(d);
+    ak_registry_free(reg);
+    free(data);
+}
+END_TEST
+
+/* ---- FRMN <-> FRM2 conversion of real files keeps poses and meshes ---- */
+START_TEST(t_convert_corpus)
+{
+    static const char *const names[] = { "frmn_v40000_mesh_citroen45_engine", "frm2_mesh_flag0A_33_mi17_engine_stop",
+                                         "frm2_human_24bones_mirrored_dismounting_bmd4" };
+    ak_registry *reg = reg_anm();
+    for (int f = 0; f < 3; f++) {
+        size_t n;
+        unsigned char *data = corpus_file(names[f], &n);
+        if (!data) {
+            ak_test_skip("an anm corpus file for the conversion test is not present");
+            continue;
+        }
+        ak_doc *d = ak_test_read(reg, data, n, names[f]);
+        const char *to[] = { f == 0 ? "variant=6.0" : "variant=4.0", NULL };
+        ak_report rep = { 0 };
+        size_t m;
+        unsigned char *o = write_params(reg, d, to, &m, &rep);
+        ak_doc *d2 = read_params(reg, o, m, NULL);
+        ck_assert_str_eq(d2->variant, f == 0 ? "6.0" : "4.0");
+        ck_assert_int_eq(ak_prop_int(&d2->clips[0]->props, "mesh_keys", -1),
+                         ak_prop_int(&d->clips[0]->props, "mesh_keys", -2));
+        const ak_clip *c1 = d->clips[0], *c2 = d2->clips[0];
+        ck_assert_uint_eq(c1->track_count, c2->track_count);
+        for (size_t t = 0; t < c1->track_count; t++) {
+            ck_assert_str_eq(c1->tracks[t]->bone, c2->tracks[t]->bone);
+            ck_assert_int_eq(ak_prop_int(&c1->tracks[t]->props, "anm.mirrored", 0),
+                             ak_prop_int(&c2->tracks[t]->props, "anm.mirrored", 0));
+            /* every rotation key of the source is in the result with the same
+             * rotation */
+            const ak_channel *r1 = &c1->tracks[t]->channel[AK_ROTATION];
+            const ak_channel *r2 = &c2->tracks[t]->channel[AK_ROTATION];
+            for (size_t k = 0; k < r1->count; k++) {
+                size_t j = 0;
+                while (j < r2->count && r2->keys[j].tick != r1->keys[k].tick)
+                    j++;
+                ck_assert_msg(j < r2->count, "%s: rotation key at %lld lost", names[f], (long long)r1->keys[k].tick);
+                const double *a = r1->keys[k].v, *b = r2->keys[j].v;
+                double dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+                ck_assert_msg(fabs(fabs(dot) - 1) < 2e-6, "%s: rotation differs (dot %.9g)", names[f], dot);
+            }
+            const ak_channel *p1 = &c1->tracks[t]->channel[AK_TRANSLATION];
+            const ak_channel *p2 = &c2->tracks[t]->channel[AK_TRANSLATION];
+            for (size_t k = 0; k < p1->count; k++) {
+                size_t j = 0;
+                while (j < p2->count && p2->keys[j].tick != p1->keys[k].tick)
+                    j++;
+                ck_assert(j < p2->count);
+                for (int a = 0; a < 3; a++)
+                    ck_assert(p1->keys[k].v[a] == p2->keys[j].v[a]);
+            }
+            const ak_prop *m1 = ak_prop_get(&c1->tracks[t]->props, "anm.mesh");
+            const ak_prop *m2 = ak_prop_get(&c2->tracks[t]->props, "anm.mesh");
+            ck_assert((m1 == NULL) == (m2 == NULL));
+            if (m1)
+                ck_assert(m1->size == m2->size && memcmp(m1->data, m2->data, m1->size) == 0);
+        }
+        /* And back: same poses again (not byte-exact: sub-chunk layout is
+         * regenerated only where needed). */
+        const char *back[] = { f == 0 ? "variant=4.0" : "variant=6.0", NULL };
+        size_t m3;
+        unsigned char *o3 = write_params(reg, d2, back, &m3, &rep);
+        ak_doc *d3 = read_params(reg, o3, m3, NULL);
+        ck_assert_uint_eq(d3->clips[0]->track_count, c1->track_count);
+        ak_buffer_free(reg, o3);
+        ak_doc_free(d3);
+        ak_buffer_free(reg, o);
+        ak_doc_free(d2);
+        ak_doc_free(d);
+        free(data);
+    }
+    ak_registry_free(reg);
+}
+END_TEST
+
+/* ---- a document built by hand ---- */
+START_TEST(t_handbuilt)
+{
+    ak_doc *doc = ak_doc_new();
+    ak_clip *clip = ak_clip_add(doc, "walk");
+    clip->duration = 1.0;
+    ak_track *root = ak_track_add(clip, "root");
+    ak_track *arm = ak_track_add(clip, "arm");
+    /* root: rotation at 0, 0.5, 1 s (the middle one equal to the first:
+     * not written, the file is sparse), translation at 0 and 1 s. */
+    static const double qs[3][4] = { { 0, 0, 0, 1 }, { 0, 0, 0, 1 }, { 0, 0.6, 0, 0.8 } };
+    for (int i = 0; i < 3; i++) {
+        ak_key *k = ak_key_add(root, AK_ROTATION);
+        k->time = i * 0.5;
+        memcpy(k->v, qs[i], sizeof qs[i]);
+    }
+    for (int i = 0; i < 2; i++) {
+        ak_key *k = ak_key_add(root, AK_TRANSLATION);
+        k->time = i;
+        k->v[0] = 1 + i;
+        k->v[1] = -2;
+        k->v[2] = 0.5;
+    }
+    ak_key *v = ak_key_add(arm, AK_VISIBILITY);
+    v->time = 0;
+    v->v[0] = 1;
+    v = ak_key_add(arm, AK_VISIBILITY);
+    v->time = 0.5;
+    v->v[0] = 0;
+    ak_event_add(clip, 0.2, "sound", "step");
+    ak_registry *reg = reg_anm();
+    ak_report rep = { 0 };
+    size_t n;
+    unsigned char *o = write_params(reg, doc, NULL, &n, &rep);
+    ck_assert_uint_ge(rep.warnings, 2); /* the frame rate note and the event */
+    /* Decode by hand: EANM 6.0, FRMS 31, BMAP root, arm. */
+    ck_assert(memcmp(o, "EANM", 4) == 0);
+    ck_assert_uint_eq(ak_load_u32(o + 4), 0x00060000u);
+    ck_assert(memcmp(o + 8, "FRMS", 4) == 0);
+    ck_assert_uint_eq(ak_load_u32(o + 12), 31);
+    ck_assert(memcmp(o + 16, "BMAP", 4) == 0);
+    ck_assert_uint_eq(ak_load_u32(o + 20), 2);
+    ck_assert_uint_eq(ak_load_u32(o + 24), 4);
+    ck_assert(memcmp(o + 28, "root", 4) == 0);
+    ck_assert_uint_eq(ak_load_u32(o + 32), 3);
+    ck_assert(memcmp(o + 36, "arm", 3) == 0);
+    /* Frame 0: FRM2 0, two keys: root 0x0B pos rot, arm 0x08. */
+    size_t p = 39;
+    ck_assert(memcmp(o + p, "FRM2", 4) == 0);
+    ck_assert_uint_eq(ak_load_u16(o + p + 4), 0);
+    ck_assert_uint_eq(o[p + 6], 2);
+    ck_assert_uint_eq(o[p + 7], 0);
+    ck_assert_uint_eq(ak_load_u16(o + p + 8), 0x0B);
+    ck_assert(f_at(o + p + 10) == 1.0f && f_at(o + p + 14) == -2.0f && f_at(o + p + 18) == 0.5f);
+    ck_assert(f_at(o + p + 22) == 0.0f && f_at(o + p + 26) == 0.0f && f_at(o + p + 30) == 0.0f);
+    ck_assert_uint_eq(o[p + 34], 1);
+    ck_assert_uint_eq(ak_load_u16(o + p + 35), 0x08);
+    /* Frame 15: only arm's visibility off (root's rotation is unchanged). */
+    p += 37;
+    ck_assert(memcmp(o + p, "FRM2", 4) == 0);
+    ck_assert_uint_eq(ak_load_u16(o + p + 4), 15);
+    ck_assert_uint_eq(o[p + 6], 1);
+    ck_assert_uint_eq(o[p + 7], 1);
+    ck_assert_uint_eq(ak_load_u16(o + p + 8), 0x10);
+    /* Frame 30: root 0x0B with the new pose, arm 0x10. */
+    p += 10;
+    ck_assert(memcmp(o + p, "FRM2", 4) == 0);
+    ck_assert_uint_eq(ak_load_u16(o + p + 4), 30);
+    ck_assert_uint_eq(o[p + 6], 2);
+    ck_assert_uint_eq(ak_load_u16(o + p + 8), 0x0B);
+    ck_assert(f_at(o + p + 10) == 2.0f);
+    ck_assert(f_at(o + p + 26) == 0.6f);
+    ck_assert_uint_eq(ak_load_u16(o + p + 35), 0x10);
+    ck_assert_uint_eq(n, p + 37);
+    /* Reads back. */
+    ak_doc *d2 = read_params(reg, o, n, NULL);
+    const ak_clip *c2 = d2->clips[0];
+    ck_assert_uint_eq(c2->track_count, 2);
+    ck_assert(fabs(c2->duration - 1.0) < 1e-12);
+    const ak_channel *r = &c2->tracks[0]->channel[AK_ROTATION];
+    ck_assert_uint_eq(r->count, 2);
+    ck_assert(fabs(r->keys[1].v[1] - 0.6) < 1e-7 && fabs(r->keys[1].v[3] - 0.8) < 1e-7);
+    ck_assert(fabs(r->keys[1].time - 1.0) < 1e-12);
+    ak_buffer_free(reg, o);
+    /* The same at 25 frames per second, as FRMN: frame 25 is the end. */
+    const char *p25[] = { "fps=25", "variant=4.0", NULL };
+    o = write_params(reg, doc, p25, &n, &rep);
+    ck_assert_uint_eq(ak_load_u32(o + 4), 0x00040000u);
+    ck_assert_uint_eq(ak_load_u32(o + 12), 26);
+    const char *rp25[] = { "fps=25", NULL };
+    ak_doc *d3 = read_params(reg, o, n, rp25);
+    ck_assert(d3->clips[0]->tick_rate == 25 && d3->clips[0]->frame_rate == 0);
+    const ak_channel *r3 = &d3->clips[0]->tracks[0]->channel[AK_ROTATION];
+    ck_assert_int_eq(r3->keys[r3->count - 1].tick, 25);
+    ck_assert(fabs(r3->keys[r3->count - 1].v[1] - 0.6) < 1e-6);
+    ak_buffer_free(reg, o);
+    ak_doc_free(d3);
+    ak_doc_free(d2);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+}
+END_TEST
+
+/* ---- bad input ---- */
+static void expect_clean_error(ak_registry *reg, const unsigned char *d, size_t n, const char *what)
+{
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    ak_options o = { sizeof o, "anm", what, NULL, 0 };
+    ak_status st = ak_read(reg, d, n, &o, &doc, &rep);
+    if (st == AK_OK) {
+        ak_doc_free(doc);
+        return; /* some cuts leave a valid file (e.g. after whole chunks) */
+    }
+    ck_assert_msg(st == AK_E_DATA || st == AK_E_UNSUPPORTED, "%s: status %s (%s)", what, ak_status_name(st),
+                  rep.message);
+    ck_assert_msg(rep.offset >= 0, "%s: error without an offset: %s", what, rep.message);
+    ck_assert(doc == NULL);
+}
+
+static void expect_fail(ak_registry *reg, const unsigned char *d, size_t n, const char *what)
+{
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    ak_options o = { sizeof o, "anm", what, NULL, 0 };
+    ak_status st = ak_read(reg, d, n, &o, &doc, &rep);
+    ck_assert_msg(st == AK_E_DATA || st == AK_E_UNSUPPORTED, "%s: status %s", what, ak_status_name(st));
+    ck_assert_msg(rep.offset >= 0, "%s: error without an offset: %s", what, rep.message);
+}
+
+static void sweep(ak_registry *reg, const unsigned char *d, size_t n, const char *name)
+{
+    unsigned char *c = malloc(n);
+    memcpy(c, d, n);
+    /* truncations: every byte of the first 200, then ~300 sampled points */
+    size_t step = n > 60000 ? n / 300 : n > 600 ? n / 200 + 1 : 1;
+    for (size_t cut = 0; cut < n; cut += cut < 200 ? 1 : step)
+        expect_clean_error(reg, c, cut, name);
+    /* corrupt every 4-byte tag found, inflate every u32 that follows one */
+    static const char *const tags[] = { "FRMS", "BMAP", "FRM2", "FRMN", "FRM3", "BONE", "MATR", "VISI", "MESH", "EANM" };
+    size_t hits = 0;
+    for (size_t i = 0; i + 4 <= n && hits < 400; i++)
+        for (size_t t = 0; t < sizeof tags / sizeof tags[0]; t++)
+            if (memcmp(d + i, tags[t], 4) == 0) {
+                hits++;
+                c[i + 3] = 'X';
+                expect_clean_error(reg, c, n, name);
+                c[i + 3] = d[i + 3];
+                if (i + 8 <= n) {
+                    static const uint32_t big[] = { 0xFFFFFFFFu, 0x7FFFFFFFu, 0x10000u, 0xFFu };
+                    for (int b = 0; b < 4; b++) {
+                        anm_store_u32(c + i + 4, big[b]);
+                        expect_clean_error(reg, c, n, name);
+                    }
+                    memcpy(c + i + 4, d + i + 4, 4);
+                }
+                /* the byte after an FRM2 frame number is the key count */
+                if (t == 2 && i + 7 <= n) {
+                    c[i + 6] = 0xFF;
+                    expect_clean_error(reg, c, n, name);
+                    c[i + 6] = d[i + 6];
+                }
+            }
+    /* random byte flips, deterministic */
+    uint32_t seed = 12345;
+    for (int k = 0; k < 300; k++) {
+        seed = seed * 1103515245u + 12345u;
+        size_t at = (seed >> 8) % n;
+        unsigned char old = c[at];
+        c[at] ^= (unsigned char)(1u << (seed % 8));
+        expect_clean_error(reg, c, n, name);
+        c[at] = old;
+    }
+    free(c);
+}
+
+START_TEST(t_bad_input)
+{
+    ak_registry *reg = reg_anm();
+    int seen = 0;
+    for (size_t i = 0; i < NSAMPLES; i++) {
+        size_t n;
+        unsigned char *data = corpus_file(samples[i].name, &n);
+        if (!data)
+            continue;
+        seen++;
+        sweep(reg, data, n, samples[i].name);
+        free(data);
+    }
+    if (!seen)
+        ak_test_skip("anm corpus not present: sweeping synthetic files only");
+    /* synthetic: FRMN with VISI and MESH, FRM3 with a mesh, scale */
+    static const char *const bones[] = { "a", "b" };
+    buf a = { 0 };
+    b_header(&a, ANM_V40, 2, bones, 2);
+    b_tag(&a, "FRMN"); b_u32(&a, 1); b_tag(&a, "BONE"); b_u32(&a, 1);
+    b_tag(&a, "VISI"); b_u32(&a, 0); b_tag(&a, "MESH"); b_u32(&a, 4); b_u32(&a, 7);
+    b_tag(&a, "MATR");
+    for (int k = 0; k < 12; k++)
+        b_f32(&a, k % 4 == 0 ? 1.0f : 0.0f);
+    sweep(reg, a.p, a.n, "synthetic frmn");
+    buf b = { 0 };
+    b_header(&b, ANM_V61, 5, bones, 2);
+    b_tag(&b, "FRM3"); b_u8(&b, 4); b_u8(&b, 1); b_u8(&b, 1); b_u16(&b, 0x60);
+    b_f32(&b, 1); b_f32(&b, 1); b_f32(&b, 1); b_u32(&b, 3); b_put(&b, "abc", 3);
+    sweep(reg, b.p, b.n, "synthetic frm3");
+    /* specific refusals */
+    unsigned char *c = malloc(b.n);
+    memcpy(c, b.p, b.n);
+    anm_store_u32(c + 4, 0x00070000u); /* unknown version */
+    expect_fail(reg, c, b.n, "version 7.0");
+    memcpy(c, b.p, b.n);
+    c[b.n - 3 - 4 - 12 - 2] = 0x80; /* flags 0x80 set */
+    expect_fail(reg, c, b.n, "flag 0x80");
+    memcpy(c, b.p, b.n);
+    anm_store_u32(c + 12, 0); /* FRMS 0 with an FRM3 chunk */
+    expect_fail(reg, c, b.n, "frm3 frms 0");
+    free(c);
+    /* bone index beyond BMAP; a bone keyed twice in one frame */
+    buf e = { 0 };
+    b_header(&e, ANM_V60, 1, bones, 2);
+    b_tag(&e, "FRM2"); b_u16(&e, 0); b_u8(&e, 1); b_u8(&e, 2); b_u16(&e, 0x08);
+    expect_fail(reg, e.p, e.n, "bone out of range");
+    buf f = { 0 };
+    b_header(&f, ANM_V60, 1, bones, 2);
+    b_tag(&f, "FRM2"); b_u16(&f, 0); b_u8(&f, 2); b_u8(&f, 0); b_u16(&f, 0x08); b_u8(&f, 0); b_u16(&f, 0x10);
+    expect_fail(reg, f.p, f.n, "duplicate key");
+    /* trailing junk after the frames */
+    buf g = { 0 };
+    b_header(&g, ANM_V60, 1, bones, 2);
+    b_tag(&g, "FRM2"); b_u16(&g, 0); b_u8(&g, 1); b_u8(&g, 0); b_u16(&g, 0x08);
+    b_put(&g, "JUNK", 4);
+    expect_fail(reg, g.p, g.n, "trailing junk");
+    /* placeholders read and write back */
+    buf h = { 0 };
+    b_tag(&h, "EANM"); b_u32(&h, ANM_V60);
+    ak_doc *hd = ak_test_read(reg, h.p, h.n, "placeholder");
+    size_t hn;
+    unsigned char *ho = ak_test_write(reg, hd, "anm", &hn);
+    ck_assert(ak_test_same_bytes(h.p, h.n, ho, hn, "placeholder"));
+    ak_buffer_free(reg, ho);
+    ak_doc_free(hd);
+    free(a.p); free(b.p); free(e.p); free(f.p); free(g.p); free(h.p);
+    ak_registry_free(reg);
+}
+END_TEST
+
+START_TEST(t_bad_params)
+{
+    static const char *const bones[] = { "a" };
+    buf a = { 0 };
+    b_header(&a, ANM_V60, 1, bones, 1);
+    b_tag(&a, "FRM2"); b_u16(&a, 0); b_u8(&a, 1); b_u8(&a, 0); b_u16(&a, 0x08);
+    ak_registry *reg = reg_anm();
+    const char *bad[] = { "fps=-3", NULL };
+    ak_options o = { sizeof o, "anm", NULL, bad, 0 };
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    ck_assert_int_eq(ak_read(reg, a.p, a.n, &o, &doc, &rep), AK_E_USAGE);
+    doc = ak_test_read(reg, a.p, a.n, "a.anm");
+    const char *v[] = { "variant=9.9", NULL };
+    ak_options w = { sizeof w, "anm", NULL, v, 0 };
+    unsigned char *out = NULL;
+    size_t n;
+    ak_report rep2 = { 0 };
+    ck_assert_int_eq(ak_write(reg, doc, &w, &out, &n, &rep2), AK_E_USAGE);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+    free(a.p);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("anm");
+    TCase *tc = tcase_create("anm");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, t_probe);
+    tcase_add_loop_test(tc, t_corpus, 0, (int)NSAMPLES);
+    tcase_add_test(tc, t_smallest_sample);
+    tcase_add_test(tc, t_rotation_paths);
+    tcase_add_test(tc, t_orientation_clamp);
+    tcase_add_test(tc, t_frm3_widths);
+    tcase_add_test(tc, t_cmnt);
+    tcase_add_test(tc, t_scale);
+    tcase_add_test(tc, t_edit_key);
+    tcase_add_test(tc, t_edit_frmn_corpus);
+    tcase_add_test(tc, t_convert_corpus);
+    tcase_add_test(tc, t_handbuilt);
+    tcase_add_test(tc, t_bad_input);
+    tcase_add_test(tc, t_bad_params);
+    suite_add_tcase(s, tc);
+    return ak_test_run(s);
+}
