@@ -36,6 +36,7 @@ typedef struct dlayout {
     size_t table_first;   /* entry of the first animated-translation bone */
     long dc_const, dc_anim, dc_const_tr, dc_anim_tr; /* -1 = not stored */
     int last_frame;       /* -1 = not stored */
+    size_t bones_at, rate_at, last_at; /* where those header fields are */
     size_t anchors;
     anchor anchor[MAX_ANCHORS];
 } dlayout;
@@ -97,7 +98,10 @@ static ak_status header_wd(mab_ctx *c, dlayout *L, int legion)
         return ak_fail(c->job, AK_E_DATA, (int64_t)tag, "no 'aNi' or 'aNp' tag where the %s layout puts it",
                        L->variant);
     char tagname[4] = { (char)b[tag], (char)b[tag + 1], (char)b[tag + 2], 0 };
-    uint16_t bw = ak_load_u16(b + (legion ? 0x30 : 0x20));
+    L->bones_at = legion ? 0x30 : 0x20;
+    L->rate_at = legion ? 0x2C : 0x18;
+    L->last_at = legion ? 0x7C : 0x5C;
+    uint16_t bw = ak_load_u16(b + L->bones_at);
     L->bones = legion ? (bw & 0x0FFFu) : (bw & 0x7FFFu);
     L->duration = f32_at(c, legion ? 0x28 : 0x1C);
     L->frame_rate = legion ? f32_at(c, 0x2C) : 0.0;
@@ -190,6 +194,8 @@ static ak_status header_fc5(mab_ctx *c, dlayout *L)
         blocks += c->bytes[i] == 'a' && c->bytes[i + 1] == 'N' && c->bytes[i + 2] == 'i';
     const unsigned char *b = c->bytes;
     size_t ad = tag - 0x10;
+    L->bones_at = ad + 0x20;
+    L->rate_at = L->last_at = ad + 0x1C;
     L->bones = nb;
     L->duration = f32_at(c, ad + 0x18);
     L->frame_rate = f32_at(c, ad + 0x1C);
@@ -254,6 +260,8 @@ static ak_status header_fc4(mab_ctx *c, dlayout *L)
     const unsigned char *b = c->bytes;
     if (b[0x18] != 'a' || b[0x19] != 'N' || b[0x1A] != 'i')
         return ak_fail(c->job, AK_E_DATA, 0x18, "no 'aNi' tag at 0x18 where the FC4 layout puts it");
+    L->bones_at = 0x1C;
+    L->rate_at = L->last_at = 0x18;
     L->bones = ak_load_u16(b + 0x1C);
     L->duration = f32_at(c, 0x20);
     L->frame_rate = 0.0;
@@ -574,7 +582,7 @@ static ak_status body(mab_ctx *c, dlayout *L)
     ak_reader r;
     ak_reader_init(&r, c->job, c->bytes, c->size);
     if (L->bones == 0)
-        return ak_fail(c->job, AK_E_DATA, -1, "the %s header gives 0 bones", L->variant);
+        return ak_fail(c->job, AK_E_DATA, (int64_t)L->bones_at, "the %s header gives 0 bones", L->variant);
     r.pos = L->hash_off;
     if (!ak_need_array(&r, L->bones, 4, "bone hashes"))
         return AK_E_DATA;
@@ -585,7 +593,7 @@ static ak_status body(mab_ctx *c, dlayout *L)
     if (!ak_need_array(&r, L->keys, 2, "key times"))
         return AK_E_DATA;
     if (L->tick_rate != L->tick_rate || L->tick_rate <= 0.0 || L->tick_rate > 1.0e6)
-        return ak_fail(c->job, AK_E_DATA, -1, "frame rate %g is not usable for key times", L->tick_rate);
+        return ak_fail(c->job, AK_E_DATA, (int64_t)L->rate_at, "frame rate %g is not usable for key times", L->tick_rate);
     /* The stored f32 duration may round just below the last key time. */
     clip->duration = L->duration;
     if (L->keys) {
@@ -598,7 +606,7 @@ static ak_status body(mab_ctx *c, dlayout *L)
     clip->frame_rate = L->frame_rate;
     clip->tick_rate = L->tick_rate;
     if (L->last_frame >= 0 && (size_t)L->last_frame + 1 != L->keys)
-        return ak_fail(c->job, AK_E_DATA, -1, "lastFrame %d does not match the %zu key times", L->last_frame,
+        return ak_fail(c->job, AK_E_DATA, (int64_t)L->last_at, "lastFrame %d does not match the %zu key times", L->last_frame,
                        L->keys);
 
     /* Tracks, one per bone, with the hash and the flag byte. */
@@ -662,7 +670,7 @@ static ak_status body(mab_ctx *c, dlayout *L)
     /* Constant rotations: 48-bit quaternions in bone order. */
     if (nconst) {
         if (!L->const_off) {
-            st = ak_fail(c->job, AK_E_DATA, -1, "%zu constant rotations but no constant-rotation section", nconst);
+            st = ak_fail(c->job, AK_E_DATA, (int64_t)L->flag_off, "%zu constant rotations but no constant-rotation section", nconst);
             goto done;
         }
         ak_reader cr;
@@ -691,7 +699,7 @@ static ak_status body(mab_ctx *c, dlayout *L)
     /* The rotation bitstream. */
     if (nanim) {
         if (!L->rot_off || L->keys == 0) {
-            st = ak_fail(c->job, AK_E_DATA, -1, "%zu bitstream rotations but no %s", nanim,
+            st = ak_fail(c->job, AK_E_DATA, (int64_t)L->flag_off, "%zu bitstream rotations but no %s", nanim,
                          L->keys ? "JointRotations section" : "key times");
             goto done;
         }
@@ -749,7 +757,7 @@ static ak_status body(mab_ctx *c, dlayout *L)
         }
     }
     if (nctr)
-        ak_warn(c->job, -1,
+        ak_warn(c->job, (int64_t)L->flag_off,
                 "%zu constant translations are not decoded (their encoding is unknown); kept as raw bytes",
                 nctr);
     st = keep_spans(c, L, nconst);
