@@ -489,6 +489,25 @@ START_TEST(t_corpus)
             ck_assert(norm > 0.79 && norm < 1.01);
         }
     }
+    /* §12: the total equals the last key; three distinct key-time sets */
+    int64_t last = 0;
+    size_t distinct = 0;
+    for (size_t i = 0; i < clip->track_count; i++) {
+        const ak_channel *ci = &clip->tracks[i]->channel[AK_ROTATION];
+        last = ci->keys[ci->count - 1].tick > last ? ci->keys[ci->count - 1].tick : last;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++) {
+            const ak_channel *cj = &clip->tracks[j]->channel[AK_ROTATION];
+            if (cj->count != ci->count)
+                continue;
+            seen = 1;
+            for (size_t k = 0; k < ci->count && seen; k++)
+                seen = ci->keys[k].tick == cj->keys[k].tick;
+        }
+        distinct += !seen;
+    }
+    ck_assert_int_eq(last, 18100);
+    ck_assert_uint_eq(distinct, 3);
     ck_assert_uint_eq(lo, 223);
     ck_assert_uint_eq(hi, 226);
     ck_assert_uint_eq(nonunit, 126); /* §12 */
