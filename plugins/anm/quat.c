@@ -149,6 +149,6 @@ void anm_matrix_encode(const double q[4], const double scale[3], int mirrored, f
     for (int i = 0; i < 3; i++) {
         double f = scale[i] * (mirrored && i == 2 ? -1.0 : 1.0);
         for (int j = 0; j < 3; j++)
-            m[i * 3 + j] = (float)(c[j][i] * f); /* M = R^T: row i = column i */
+            m[i * 3 + j] = (float)(c[j][i] * f + 0.0); /* M = R^T: row i = column i; no -0 */
     }
 }

@@ -231,6 +231,8 @@ START_TEST(t_corpus)
                 }
             }
         }
+    ak_report vrep = { 0 };
+    ck_assert_uint_eq(ak_doc_validate(doc, s->name, &vrep), 0);
     /* Byte-identical round trip, twice. */
     size_t m;
     unsigned char *out = ak_test_write(reg, doc, "anm", &m);
@@ -401,6 +403,85 @@ START_TEST(t_orientation_clamp)
     unsigned char *o = ak_test_write(reg, d, "anm", &n);
     ck_assert(ak_test_same_bytes(a.p, a.n, o, n, "clamp"));
     ak_buffer_free(reg, o);
+    ak_doc_free(d);
+    ak_registry_free(reg);
+    free(a.p);
+}
+END_TEST
+
+
+/* Unusual but legal structure round-trips exactly: flags 0x00, 0x04 alone,
+ * 0x18 (both visibility bits), an empty FRM2 chunk, two chunks with the
+ * same frame number ([GOH] split), an unsorted frame order, a name with a
+ * NUL byte. */
+START_TEST(t_odd_structure)
+{
+    buf a = { 0 };
+    b_tag(&a, "EANM"); b_u32(&a, ANM_V60);
+    b_tag(&a, "FRMS"); b_u32(&a, 4);
+    b_tag(&a, "BMAP"); b_u32(&a, 3); b_name(&a, "a"); b_u32(&a, 3); b_put(&a, "b\0c", 3); b_name(&a, "Root");
+    b_tag(&a, "FRM2"); b_u16(&a, 3); b_u8(&a, 2);
+    b_u8(&a, 0); b_u16(&a, 0x00);
+    b_u8(&a, 1); b_u16(&a, 0x18);
+    b_tag(&a, "FRM2"); b_u16(&a, 1); b_u8(&a, 0);
+    b_tag(&a, "FRM2"); b_u16(&a, 0); b_u8(&a, 1);
+    b_u8(&a, 2); b_u16(&a, 0x04);
+    b_tag(&a, "FRM2"); b_u16(&a, 0); b_u8(&a, 1);
+    b_u8(&a, 0); b_u16(&a, 0x07); b_f32(&a, 1); b_f32(&a, 2); b_f32(&a, 3); b_f32(&a, 1); b_f32(&a, 0); b_f32(&a, 0);
+    ak_registry *reg = reg_anm();
+    ak_doc *d = ak_test_read(reg, a.p, a.n, "odd.anm");
+    const ak_clip *c = d->clips[0];
+    ck_assert_str_eq(c->tracks[1]->bone, "b");
+    int kind = -1;
+    ck_assert_uint_eq(layout_chunks(c, &kind), 4);
+    ck_assert_uint_eq(c->tracks[1]->channel[AK_VISIBILITY].count, 1);
+    ck_assert_uint_eq(c->tracks[0]->channel[AK_ROTATION].count, 1);
+    ck_assert_int_eq(c->tracks[0]->channel[AK_ROTATION].keys[0].tick, 0);
+    size_t n;
+    unsigned char *o = ak_test_write(reg, d, "anm", &n);
+    ck_assert(ak_test_same_bytes(a.p, a.n, o, n, "odd structure"));
+    ak_buffer_free(reg, o);
+    ak_doc_free(d);
+    ak_registry_free(reg);
+    free(a.p);
+}
+END_TEST
+
+/* A mirrored FRMN matrix (det -1) reads as the rotation with row 2 negated
+ * (§8) and converts to FRM2 flags 0x07 with that rotation; and back. */
+START_TEST(t_mirrored_frmn)
+{
+    static const char *const bones[] = { "basis" };
+    buf a = { 0 };
+    b_header(&a, ANM_V40, 1, bones, 1);
+    b_tag(&a, "FRMN"); b_u32(&a, 0); b_tag(&a, "BONE"); b_u32(&a, 0); b_tag(&a, "MATR");
+    static const float rows[12] = { 1, 0, 0, 0, -1, 0, 0, 0, 1, 5, 6, 7 };
+    for (int i = 0; i < 12; i++)
+        b_f32(&a, rows[i]);
+    b_tag(&a, "VISI"); b_u32(&a, 1);
+    ak_registry *reg = reg_anm();
+    ak_doc *d = ak_test_read(reg, a.p, a.n, "mirror.anm");
+    const ak_track *t = d->clips[0]->tracks[0];
+    ck_assert_int_eq(ak_prop_int(&t->props, "anm.mirrored", 0), 1);
+    const double *q = t->channel[AK_ROTATION].keys[0].v; /* 180 degrees about x */
+    ck_assert(fabs(fabs(q[0]) - 1) < 1e-9 && fabs(q[1]) < 1e-9 && fabs(q[2]) < 1e-9 && fabs(q[3]) < 1e-9);
+    const char *v60[] = { "variant=6.0", NULL };
+    ak_report rep = { 0 };
+    size_t n;
+    unsigned char *o = write_params(reg, d, v60, &n, &rep);
+    /* header 8 + FRMS 8 + BMAP 8 + name 9 = 33; FRM2 7; bone 1 */
+    ck_assert(memcmp(o + 33, "FRM2", 4) == 0);
+    ck_assert_uint_eq(ak_load_u16(o + 41), 0x0F);
+    ck_assert(f_at(o + 43) == 5.0f);
+    ck_assert(fabs(fabs(f_at(o + 55)) - 1) < 1e-7 && f_at(o + 59) == 0 && f_at(o + 63) == 0);
+    const char *v40[] = { "variant=4.0", NULL };
+    ak_doc *d2 = read_params(reg, o, n, NULL);
+    size_t n2;
+    unsigned char *o2 = write_params(reg, d2, v40, &n2, &rep);
+    ck_assert(ak_test_same_bytes(a.p, a.n, o2, n2, "mirrored FRMN via FRM2"));
+    ak_buffer_free(reg, o);
+    ak_buffer_free(reg, o2);
+    ak_doc_free(d2);
     ak_doc_free(d);
     ak_registry_free(reg);
     free(a.p);
@@ -1060,6 +1141,8 @@ int main(void)
     tcase_add_test(tc, t_smallest_sample);
     tcase_add_test(tc, t_rotation_paths);
     tcase_add_test(tc, t_orientation_clamp);
+    tcase_add_test(tc, t_odd_structure);
+    tcase_add_test(tc, t_mirrored_frmn);
     tcase_add_test(tc, t_frm3_widths);
     tcase_add_test(tc, t_cmnt);
     tcase_add_test(tc, t_scale);
