@@ -107,9 +107,14 @@ static void put_text_chunk(ifp_wr *w, const char *tag, const unsigned char *pref
 /* The package name: stored, else the output file's base name, else "anim". */
 static const char *package_name(const ifp_wr *w, const char *key, char *buf, size_t size)
 {
-    const ak_prop *p = ak_prop_get(&w->doc->props, key);
-    if (p && p->type == AK_PROP_STRING)
-        return (const char *)p->data;
+    /* The block's own name, else the name of a plain package or of the
+     * first ANLF block (conversions between ANPK and ANLF). */
+    const char *const keys[3] = { key, IFP_P_PACKAGE, "ifp.b0.package" };
+    for (int i = 0; i < 3; i++) {
+        const ak_prop *p = ak_prop_get(&w->doc->props, keys[i]);
+        if (p && p->type == AK_PROP_STRING)
+            return (const char *)p->data;
+    }
     const char *file = ak_job_filename(w->job);
     if (file && *file) {
         const char *base = strrchr(file, '/');

@@ -418,6 +418,66 @@ START_TEST(t_corpus_file)
 }
 END_TEST
 
+/* Record bytes of every key, in file order. */
+typedef struct rec_ctx {
+    const unsigned char *base;
+    unsigned char *buf;
+    size_t n, cap;
+} rec_ctx;
+
+static void rec_fn(void *user, const wkey *k)
+{
+    rec_ctx *r = user;
+    static const size_t sizes[13] = { 0, 20, 32, 10, 16, 0, 0, 0, 0, 0, 20, 32, 44 };
+    size_t sz = sizes[k->type];
+    if (r->n + sz > r->cap) {
+        r->cap = (r->n + sz) * 2;
+        r->buf = realloc(r->buf, r->cap);
+        ck_assert_ptr_nonnull(r->buf);
+    }
+    memcpy(r->buf + r->n, r->base + k->off, sz);
+    r->n += sz;
+}
+
+/* A document that does not come from ifp (no props or raw bytes usable)
+ * is encoded from its values alone; the engine encoding reproduces every
+ * key record, and clean files come out whole. */
+START_TEST(t_foreign_reencode)
+{
+    const corpus_file *f = &corpus[_i];
+    size_t n;
+    unsigned char *b = load(f->name, &n);
+    if (!b)
+        return;
+    ak_registry *reg = registry();
+    ak_doc *doc = ak_test_read(reg, b, n, f->name);
+    ak_doc *copy = ak_doc_clone(doc);
+    ck_assert_int_eq(ak_doc_set_format(copy, "other", ""), AK_OK);
+    unsigned char *out;
+    size_t on;
+    msgs wm;
+    ck_assert_int_eq(write_with(reg, copy, f->variant, NULL, &out, &on, &wm), AK_OK);
+    ck_assert_msg(strstr(wm.text, "merged") == NULL, "%s", wm.text);
+    ck_assert_msg(strstr(wm.text, "clamped") == NULL, "%s", wm.text);
+    rec_ctx a = { b, NULL, 0, 0 }, c = { out, NULL, 0, 0 };
+    walk wa, wc;
+    ck_assert(walk_file(b, n, &wa, rec_fn, &a));
+    ck_assert(walk_file(out, on, &wc, rec_fn, &c));
+    ck_assert_uint_eq(wa.rkeys, wc.rkeys);
+    ck_assert_msg(a.n == c.n && memcmp(a.buf, c.buf, a.n) == 0, "%s: re-encoded key records differ", f->name);
+    ck_assert_uint_eq(on, wc.data_end);
+    if (f->warn && !*f->warn && strcmp(f->variant, "ANP3") == 0)
+        ck_assert_msg(ak_test_same_bytes(b, n, out, on, f->name), "%s: clean file re-encoded differently", f->name);
+    free(a.buf);
+    free(c.buf);
+    ak_buffer_free(reg, out);
+    ak_doc_free(copy);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+    free(b);
+}
+END_TEST
+
 /* A known key of ped_cretaceous.ifp decoded by hand from fixed offsets:
  * the first frame of the first bone of the first animation. */
 START_TEST(t_known_key)
@@ -1183,6 +1243,11 @@ START_TEST(t_hand_anp3)
     p += 36 + 48; /* Head */
     ck_assert_uint_eq(r32(out + p + 24), 3);
     ck_assert_uint_eq(r32(out + p + 32), 5);
+    f = out + p + 36 + 10; /* 0.1, 0.2, 0.3 x 4096 = 409.6, 819.2, 1228.8: truncated */
+    ck_assert_int_eq((int16_t)r16(f), 409);
+    ck_assert_int_eq((int16_t)r16(f + 2), 819);
+    ck_assert_int_eq((int16_t)r16(f + 4), 1228);
+    ck_assert_int_eq((int16_t)r16(f + 8), 15);
     p += 36 + 20; /* Hip: union of times 0, 0.5, 1 */
     ck_assert_uint_eq(r32(out + p + 24), 4);
     ck_assert_uint_eq(r32(out + p + 28), 3);
@@ -1483,6 +1548,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, t_probe);
     tcase_add_loop_test(tc, t_corpus_file, 0, (int)NCORPUS);
+    tcase_add_loop_test(tc, t_foreign_reencode, 0, (int)NCORPUS);
     tcase_add_test(tc, t_known_key);
     tcase_add_test(tc, t_vc_sa);
     tcase_add_test(tc, t_synth_anp2);
