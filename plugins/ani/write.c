@@ -26,6 +26,7 @@ typedef struct ani_wr {
     int reuse_rot; /* native and written in its stored version */
     size_t interp_rot, interp_pos, interp_tracks;
     size_t no_pos_tracks, no_rot_tracks, nonfinite;
+    size_t rounded; /* key times that were not whole milliseconds */
 } ani_wr;
 
 static int64_t at(const ani_wr *wr) { return (int64_t)ak_sink_size(wr->out); }
@@ -99,6 +100,13 @@ static int key_ms(ani_wr *wr, const ak_key *k, int32_t *ms)
         return 1;
     }
     return ms_from_seconds(wr, k->time, "key time", ms);
+}
+
+/* Counts a written key whose time is not a whole number of ms. */
+static void note_rounding(ani_wr *wr, const ak_key *k, int32_t ms)
+{
+    if (!key_untouched(wr, k) && fabs(k->time * 1000.0 - (double)ms) > 1e-6)
+        wr->rounded++;
 }
 
 /* Whether stored rotation bytes decode to exactly `v` (a key whose time
@@ -221,6 +229,7 @@ static ak_status view_init(ani_wr *wr, const ak_channel *ch, chan_view *v)
             free(items);
             return AK_E_DATA;
         }
+        note_rounding(wr, &ch->keys[i], v->ms[i]);
         items[i].ms = v->ms[i];
         items[i].index = i;
     }
@@ -388,6 +397,8 @@ static ak_status write_track(ani_wr *wr, const ak_track *t)
         int32_t ms;
         if (!key_ms(wr, &r->keys[i], &ms))
             return AK_E_DATA;
+        note_rounding(wr, &r->keys[i], ms);
+        note_rounding(wr, &p->keys[i], ms);
         put_rotation(wr, &r->keys[i], r->keys[i].v);
         put_position(wr, &p->keys[i], p->keys[i].v);
         ak_put_i32(wr->out, ms);
@@ -406,8 +417,9 @@ static ak_status write_event(ani_wr *wr, const ak_event *e)
     return st;
 }
 
-/* The total time: as stored while the duration is unchanged; otherwise the
- * duration in ms, and for documents from elsewhere at least the last key. */
+/* The total time: as stored while the duration is unchanged; an edited
+ * duration in ms; without a stored total, the duration in ms but at least
+ * the last key's time (playback stops at the total, §5). */
 static ak_status total_time(ani_wr *wr, const ak_clip *clip, int32_t *total)
 {
     const ak_prop *p = wr->native ? ak_prop_get(&clip->props, ANI_PROP_TOTAL) : NULL;
@@ -418,7 +430,7 @@ static ak_status total_time(ani_wr *wr, const ak_clip *clip, int32_t *total)
     }
     if (!ms_from_seconds(wr, clip->duration, "clip duration", total))
         return AK_E_DATA;
-    if (wr->native)
+    if (p) /* an edited duration is taken as it is */
         return AK_OK;
     for (size_t i = 0; i < clip->track_count; i++)
         for (int c = AK_ROTATION; c <= AK_TRANSLATION; c++) {
@@ -437,7 +449,7 @@ static ak_status total_time(ani_wr *wr, const ak_clip *clip, int32_t *total)
 static int stored_version(const ak_doc *doc)
 {
     int64_t v = ak_prop_int(&doc->props, ANI_PROP_VERSION, 0);
-    if (ani_rotation_size((int)v) && v == (int)v)
+    if (v >= ANI_V_FLOAT && v <= ANI_V_8BYTES)
         return (int)v;
     int from_variant = atoi(doc->variant);
     return ani_rotation_size(from_variant) ? from_variant : 0;
@@ -452,6 +464,10 @@ ak_status ani_write(ak_job *job, const ak_doc *doc, ak_sink *out)
     wr.out = out;
     wr.native = strcmp(doc->format, "ani") == 0;
     int stored = wr.native ? stored_version(doc) : 0;
+    /* The target without a parameter: the document's variant when it names
+     * an ANI version (so that ak_doc_set_format can pick one), else the
+     * stored version. */
+    int wanted = wr.native && ani_rotation_size(atoi(doc->variant)) ? atoi(doc->variant) : stored;
     const char *param = ak_job_param(job, "variant");
     if (param) {
         if (strcmp(param, "4000") == 0)
@@ -465,7 +481,7 @@ ak_status ani_write(ak_job *job, const ak_doc *doc, ak_sink *out)
     } else {
         /* A document from another format gets 4000: float quaternions,
          * the only version that stores rotations without quantizing. */
-        wr.version = stored ? stored : ANI_V_FLOAT;
+        wr.version = wanted ? wanted : ANI_V_FLOAT;
     }
     wr.reuse_rot = wr.native && stored == wr.version;
     if (doc->clip_count != 1)
@@ -513,6 +529,9 @@ ak_status ani_write(ak_job *job, const ak_doc *doc, ak_sink *out)
         ak_warn(job, -1,
                 "%zu tracks have no rotation keys; ANI keys always hold a rotation, written as the "
                 "identity", wr.no_rot_tracks);
+    if (wr.rounded)
+        ak_warn(job, -1, "%zu key times are not whole milliseconds and were rounded to the nearest one",
+                wr.rounded);
     if (wr.nonfinite)
         ak_warn(job, -1,
                 "%zu rotations are not finite and cannot be packed as version %d; written as the identity",

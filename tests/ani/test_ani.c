@@ -986,6 +986,52 @@ START_TEST(t_merge_channels)
 }
 END_TEST
 
+/* Times that are not whole ms are rounded, with a warning; a hand-made
+ * "ani" document without stored props still gets total >= last key; the
+ * document's variant picks the version when no parameter does. */
+START_TEST(t_rounding_and_variant)
+{
+    ak_registry *reg = registry();
+    ak_doc *doc = ak_doc_new();
+    ak_clip *clip = ak_clip_add(doc, "r");
+    ak_track *t = ak_track_add(clip, "A");
+    for (int f = 0; f < 4; f++) {
+        ak_key *k = ak_key_add(t, AK_ROTATION);
+        k->time = f / 60.0;
+        k = ak_key_add(t, AK_TRANSLATION);
+        k->time = f / 60.0;
+    }
+    ak_report rep = { 0 };
+    size_t n;
+    unsigned char *out = write_variant(reg, doc, NULL, &n, &rep);
+    ck_assert_uint_eq(rep.warnings, 1);
+    const int32_t want[] = { 0, 17, 33, 50 };
+    for (int f = 0; f < 4; f++)
+        ck_assert_uint_eq(rd32(out + 33 + f * 32 + 28), (uint32_t)want[f]);
+    ck_assert_uint_eq(rd32(out + 12), 50); /* duration 0, last key 50 ms */
+    ak_buffer_free(reg, out);
+    ck_assert_int_eq(ak_doc_set_format(doc, "ani", "4002"), AK_OK);
+    memset(&rep, 0, sizeof rep);
+    out = write_variant(reg, doc, NULL, &n, &rep);
+    ck_assert_uint_eq(rd32(out + 4), 4002);
+    ck_assert_uint_eq(rd32(out + 12), 50);
+    ak_buffer_free(reg, out);
+    /* a document read as 4000, retagged 4001, is written as 4001 */
+    out = write_variant(reg, doc, "4000", &n, &rep);
+    ck_assert_uint_eq(rd32(out + 4), 4000);
+    ak_doc *back = ak_test_read(reg, out, n, "r.ani");
+    ak_buffer_free(reg, out);
+    ck_assert_int_eq(ak_doc_set_format(back, "ani", "4001"), AK_OK);
+    out = ak_test_write(reg, back, "ani", &n);
+    ck_assert_uint_eq(rd32(out + 4), 4001);
+    ck_assert_uint_eq(rd32(out + 33), 0xDFF7FDFFu);
+    ak_buffer_free(reg, out);
+    ak_doc_free(back);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+}
+END_TEST
+
 START_TEST(t_bad_variant_param)
 {
     ak_registry *reg = registry();
@@ -1354,6 +1400,7 @@ int main(void)
     tcase_add_test(tc, t_raw_words_4001);
     tcase_add_test(tc, t_error_bounds);
     tcase_add_test(tc, t_merge_channels);
+    tcase_add_test(tc, t_rounding_and_variant);
     tcase_add_test(tc, t_bad_variant_param);
     tcase_add_test(tc, t_strings);
     tcase_add_test(tc, t_quirks);
