@@ -67,6 +67,7 @@ size_t ifp_frame_size(uint32_t type);
 #define IFP_P_CHILD "ifp.child"              /* int: 48-byte ANIM first-child index */
 #define IFP_P_SIBLING "ifp.sibling"          /* int: 48-byte ANIM next-sibling index */
 #define IFP_P_BLOCK "ifp.block"              /* int: ANLF block index of a clip */
+#define IFP_P_BLOCKS "ifp.blocks"            /* int: ANLF block count (doc) */
 
 /* Stale-field helpers (common.c). `prefix` is prepended to the key ("" or
  * "ifp.blockN." style prefixes are built by the caller). */

@@ -558,7 +558,7 @@ static ak_status read_anlf(ifp_rd *d)
         return ak_fail(d->job, AK_E_DATA, 8, "negative ANPK block count %d", blocks);
     if (!ak_need_array(r, (uint64_t)blocks, 20, "ANPK blocks"))
         return AK_E_DATA;
-    ak_status st = chk(d, ak_prop_set_int(d->doc, &d->doc->props, "ifp.blocks", blocks), 8);
+    ak_status st = chk(d, ak_prop_set_int(d->doc, &d->doc->props, IFP_P_BLOCKS, blocks), 8);
     for (int32_t b = 0; st == AK_OK && b < blocks; b++)
         st = read_anpk_block(d, b);
     if (st != AK_OK)

@@ -592,7 +592,7 @@ static ak_status write_anlf(ifp_wr *w)
 {
     const ak_doc *doc = w->doc;
     ak_sink *o = w->out;
-    int64_t blocks = prop_int(w, &doc->props, "ifp.blocks", 1), last = -1;
+    int64_t blocks = prop_int(w, &doc->props, IFP_P_BLOCKS, 1), last = -1;
     for (size_t c = 0; c < doc->clip_count; c++) {
         int64_t b = prop_int(w, &doc->clips[c]->props, IFP_P_BLOCK, -1);
         if (b > last)
