@@ -23,6 +23,9 @@ typedef struct ifp_wr {
     size_t truncated; /* names cut to fit their field */
     size_t no_trans;  /* KRTS bones written without translation keys */
     size_t scale_dropped;
+    size_t long_tracks;  /* ANP3/ANP2 bones with more than 65535 frames (SA keeps 16 bits) */
+    size_t long_names;   /* ANPK animation names over 23 characters (the games keep 23) */
+    size_t short_clips;  /* clips whose duration lies after their last key */
 } ifp_wr;
 
 typedef struct ifp_frame {
@@ -434,6 +437,13 @@ static ak_status write_anp(ifp_wr *w)
             size_t n;
             if (!build_frames(w, t, type == 2 || type == 4, 0, &f, &n))
                 return oom(w);
+            if (n > 0xFFFFu)
+                w->long_tracks++;
+            if (n > UINT32_MAX) {
+                free(f);
+                return ak_fail(w->job, AK_E_USAGE, -1, "clip '%s', bone '%s': %zu keys do not fit a bone",
+                               clip->name, t->bone, n);
+            }
             put_field(w, &t->props, IFP_P_NAME_RAW, t->bone, IFP_NAME24);
             ak_put_u32(o, (uint32_t)type);
             ak_put_u32(o, (uint32_t)n);
@@ -488,6 +498,8 @@ static void put_anpk_frame(ifp_wr *w, int kind, const ifp_frame *f)
 static ak_status write_anpk_clip(ifp_wr *w, const ak_clip *clip)
 {
     ak_sink *o = w->out;
+    if (strlen(clip->name) > 23)
+        w->long_names++;
     put_text_chunk(w, "NAME", NULL, 0, prop(w, &clip->props, IFP_P_NAME_RAW), prop(w, &clip->props, IFP_P_NAME_SIZE),
                    clip->name);
     ak_put(o, "DGAN", 4);
@@ -642,6 +654,18 @@ ak_status ifp_write(ak_job *job, const ak_doc *doc, ak_sink *out)
     w.same = from >= 0 && family(from) == family(target);
     if (doc->clip_count > INT32_MAX)
         return ak_fail(job, AK_E_USAGE, -1, "too many clips (%zu)", doc->clip_count);
+    for (size_t c = 0; c < doc->clip_count; c++) {
+        const ak_clip *clip = doc->clips[c];
+        double last = 0;
+        for (size_t i = 0; i < clip->track_count; i++)
+            for (int ch = 0; ch < AK_CHANNELS; ch++) {
+                const ak_channel *kc = &clip->tracks[i]->channel[ch];
+                if (kc->count && kc->keys[kc->count - 1].time > last)
+                    last = kc->keys[kc->count - 1].time;
+            }
+        if (clip->duration > last + 1e-6)
+            w.short_clips++;
+    }
     ak_status st;
     switch (w.var) {
     case IFP_ANP3:
@@ -670,6 +694,16 @@ ak_status ifp_write(ak_job *job, const ak_doc *doc, ak_sink *out)
     if (w.no_trans)
         ak_warn(job, -1, "%zu bones have scale but no translation keys; written as KRTS with translation 0",
                 w.no_trans);
+    if (w.long_tracks)
+        ak_warn(job, -1, "%zu bones have more than 65535 frames; San Andreas keeps frame counts in 16 bits",
+                w.long_tracks);
+    if (w.long_names)
+        ak_warn(job, -1, "%zu animation names are longer than 23 characters; the games cut them to 23",
+                w.long_names);
+    if (w.short_clips)
+        ak_warn(job, -1,
+                "%zu clips last longer than their last key; IFP stores no duration, so the hold at the end is lost",
+                w.short_clips);
     if (ak_sink_failed(out))
         return oom(&w);
     return AK_OK;

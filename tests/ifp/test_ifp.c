@@ -1209,10 +1209,12 @@ START_TEST(t_hand_anp3)
 {
     ak_registry *reg = registry();
     ak_doc *doc = hand_doc();
+    doc->clips[0]->duration = 2.0; /* longer than its last key (1 s) */
     unsigned char *out;
     size_t on;
     msgs wm;
     ck_assert_int_eq(write_with(reg, doc, NULL, "out/dance_pack.ifp", &out, &on, &wm), AK_OK);
+    ck_assert_msg(strstr(wm.text, "hold at the end is lost") != NULL, "%s", wm.text);
     ck_assert_msg(strstr(wm.text, "merged") != NULL, "%s", wm.text);
     ck_assert_msg(strstr(wm.text, "scale keys dropped") != NULL, "%s", wm.text);
     ck_assert_msg(strstr(wm.text, "too long") != NULL, "%s", wm.text);
@@ -1310,6 +1312,8 @@ START_TEST(t_hand_variants)
         const ak_track *s = back->clips[1]->tracks[0];
         ck_assert_uint_eq(s->channel[AK_SCALE].count, anpk ? 1 : 0);
         if (anpk) {
+            ck_assert_msg(strstr(wm.text, "longer than 23") != NULL, "%s", wm.text);
+            ck_assert_str_eq(back->clips[1]->name, "second_clip_with_a_long_name_over_24");
             ck_assert_double_eq(s->channel[AK_SCALE].keys[0].v[2], 2.0);
             ck_assert(!memcmp(out + (v == 2 ? 12 : 0), "ANPK", 4));
             /* the same rotation values after the conjugation round trip */
