@@ -100,8 +100,8 @@ static ak_status keyed_groups(mab_ctx *c, size_t sec, const size_t *starts, cons
 
 /* Group starts from i32 offsets relative to the section; each group ends
  * where the next starts (the last at `last_end`). */
-static ak_status group_table(mab_ctx *c, size_t sec, size_t table, size_t groups, size_t last_end, size_t **starts,
-                             size_t **ends)
+static ak_status group_table(mab_ctx *c, size_t sec, size_t table, size_t groups, size_t entries, size_t last_end,
+                             size_t **starts, size_t **ends)
 {
     ak_reader r;
     ak_reader_init(&r, c->job, c->bytes, last_end);
@@ -112,7 +112,7 @@ static ak_status group_table(mab_ctx *c, size_t sec, size_t table, size_t groups
     *ends = calloc(groups ? groups : 1, sizeof **ends);
     if (!*starts || !*ends)
         return mab_oom(c);
-    size_t table_end = table + 4 * groups;
+    size_t table_end = table + 4 * entries;
     for (size_t g = 0; g < groups; g++) {
         int32_t v = ak_i32(&r);
         uint64_t abs = (uint64_t)sec + (uint64_t)(int64_t)v;
@@ -281,7 +281,7 @@ static ak_status read_fc2(mab_ctx *c)
             fps = f;
             size_t groups = ((size_t)lf >> 3) + 1;
             /* Sheet 11.15: no end entry; the last group ends with the section. */
-            st = group_table(c, sec, sec + 8, groups, end, &starts, &ends);
+            st = group_table(c, sec, sec + 8, groups, groups, end, &starts, &ends);
             if (st == AK_OK)
                 st = keyed_groups(c, sec, starts, ends, groups, &sl[1], lf, fps);
         } else if (m == 2) {
@@ -436,6 +436,12 @@ static ak_status read_fc3(mab_ctx *c, unsigned version)
                          "final group entry %d is outside the section (%zu bytes)", used, end - sec);
             goto done;
         }
+        /* every track stores at least its frame-0 quaternion */
+        r.pos = sec + 8 + 4 * (groups + 1);
+        if (!ak_need_array(&r, tracks, 6, "keyed rotation tracks")) {
+            st = AK_E_DATA;
+            goto done;
+        }
         c->clip->tick_rate = fps;
         c->clip->frame_rate = fps;
         st = make_slots(c, &ks, tracks);
@@ -449,7 +455,7 @@ static ak_status read_fc3(mab_ctx *c, unsigned version)
         if (st == AK_OK && !mab_prop_int(c, &c->doc->props, "last_frame", last_frame))
             st = AK_E_NOMEM;
         if (st == AK_OK)
-            st = group_table(c, sec, sec + 8, groups, sec + (size_t)used, &starts, &ends);
+            st = group_table(c, sec, sec + 8, groups, groups + 1, sec + (size_t)used, &starts, &ends);
         if (st == AK_OK)
             st = keyed_groups(c, sec, starts, ends, groups, &ks, last_frame, fps);
     }

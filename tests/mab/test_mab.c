@@ -50,6 +50,29 @@ static void on_msg(void *user, const ak_message *m)
         snprintf(w->text[w->count++], sizeof w->text[0], "%s", m->text);
 }
 
+/* Family D keeps every byte: the raw props (header, tails, sections) plus
+ * what the model holds (4-byte hashes, flag bytes, u16 key times, 6-byte
+ * constant rotations) add up to the file. */
+static size_t accounted_bytes(const ak_doc *doc, size_t keys)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < doc->props.count; i++) {
+        const ak_prop *p = &doc->props.items[i];
+        if (p->type == AK_PROP_BYTES && (strcmp(p->key, "header") == 0 || strncmp(p->key, "section.", 8) == 0 ||
+                                         strstr(p->key, ".tail") != NULL))
+            total += p->size;
+    }
+    const ak_clip *clip = doc->clips[0];
+    total += 2 * keys;
+    for (size_t t = 0; t < clip->track_count; t++) {
+        const ak_track *tr = clip->tracks[t];
+        total += 5;
+        if (tr->channel[AK_ROTATION].count == 1 && tr->channel[AK_ROTATION].keys[0].raw_size == 6)
+            total += 6;
+    }
+    return total;
+}
+
 /* ---- the Legion file ---------------------------------------------------- */
 
 /* Bits of one bitstream block (sheet 6), walked by hand from its 6-bit
@@ -193,6 +216,7 @@ START_TEST(legion_file)
     ck_assert(memcmp(hdr->data, bytes, 0x80) == 0);
     ck_assert_ptr_nonnull(ak_prop_get(&doc->props, "section.6"));
     ck_assert_int_eq(ak_prop_int(&pelvis->props, "flags", -1), bytes[flags]);
+    ck_assert_uint_eq(accounted_bytes(doc, keys), n);
 
     /* Probe. */
     ck_assert_int_eq(mab_codec()->probe(bytes, n, path), AK_PROBE_MAGIC);
@@ -339,6 +363,22 @@ static double tick_rate_of(unsigned version)
     return version == 0x329B ? 120.0 : 30.0;
 }
 
+/* With $AK_MAB_FIXTURE_DIR set, the synthetic files are also saved there
+ * (seeds for fuzz/run.sh, or files to look at with the CLI). */
+static void save_fixture(const unsigned char *b, size_t n, const char *variant, size_t frames)
+{
+    const char *dir = getenv("AK_MAB_FIXTURE_DIR");
+    if (!dir || !*dir)
+        return;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s-%zu.mab", dir, variant, frames);
+    FILE *fp = fopen(path, "wb");
+    if (fp) {
+        fwrite(b, 1, n, fp);
+        fclose(fp);
+    }
+}
+
 static void check_d(unsigned version, const char *variant, size_t frames, int with_tr)
 {
     fixture *fx = calloc(1, sizeof *fx);
@@ -346,6 +386,7 @@ static void check_d(unsigned version, const char *variant, size_t frames, int wi
     size_t n;
     unsigned char *bytes = mabfx_build(&fx->spec, &n);
     ck_assert_ptr_nonnull(bytes);
+    save_fixture(bytes, n, variant, frames);
     ck_assert_int_eq(mab_codec()->probe(bytes, n, NULL), AK_PROBE_MAGIC);
     ak_registry *reg = reg_mab();
     warn_log wl = { 0 };
@@ -420,6 +461,7 @@ static void check_d(unsigned version, const char *variant, size_t frames, int wi
                          t->rot == MABFX_CONST ? 0x30 : t->rot == MABFX_ANIM ? 0x10 | (t->bits - 1) : 0);
     }
     (void)worst;
+    ck_assert_uint_eq(accounted_bytes(doc, frames), n);
     /* Names resolve through the dictionary. */
     const char *names[2] = { fx->name[0], fx->name[NB - 1] };
     ck_assert_uint_eq(ak_doc_name_bones(doc, names, 2), 2);
@@ -518,6 +560,7 @@ static void check_s(unsigned version, const char *variant, size_t last_frame)
     size_t n;
     unsigned char *bytes = mabfx_build(&fx->spec, &n);
     ck_assert_ptr_nonnull(bytes);
+    save_fixture(bytes, n, variant, last_frame + 1);
     ck_assert_int_ge(mab_codec()->probe(bytes, n, NULL), 60);
     ak_registry *reg = reg_mab();
     ak_doc *doc = NULL;
