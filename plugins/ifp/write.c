@@ -7,6 +7,7 @@
  * and value x 1024 (translation), times rounded from time x 60 + 0.5. */
 #include "ifp.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,8 +350,10 @@ static int16_t enc_time(ifp_wr *w, double t)
 
 static float enc_f32(ifp_wr *w, double v)
 {
-    if (isfinite(v) && fabs(v) > 3.4e38)
+    if (isfinite(v) && fabs(v) > FLT_MAX) {
         w->clamped++;
+        return v > 0 ? FLT_MAX : -FLT_MAX;
+    }
     return (float)v;
 }
 

@@ -1202,6 +1202,8 @@ static ak_doc *hand_doc(void)
     add_rot(s, 0, 0, 0, 0, 1);
     add_vec(s, AK_TRANSLATION, 0, 1, 2, 3);
     add_vec(s, AK_SCALE, 0, 1, 1, 2);
+    ak_track *far = ak_track_add(c2, "Far"); /* 40 m: over the int16 range of 32 m */
+    add_vec(far, AK_TRANSLATION, 0, 40, -40, 0);
     return doc;
 }
 
@@ -1218,6 +1220,7 @@ START_TEST(t_hand_anp3)
     ck_assert_msg(strstr(wm.text, "merged") != NULL, "%s", wm.text);
     ck_assert_msg(strstr(wm.text, "scale keys dropped") != NULL, "%s", wm.text);
     ck_assert_msg(strstr(wm.text, "too long") != NULL, "%s", wm.text);
+    ck_assert_msg(strstr(wm.text, "clamped") != NULL, "%s", wm.text);
     /* Layout by hand: header, names zero-padded, computed sizes. */
     ck_assert(!memcmp(out, "ANP3", 4));
     ck_assert_uint_eq(r32(out + 4), on - 8);
@@ -1265,6 +1268,11 @@ START_TEST(t_hand_anp3)
 
     ak_doc *back = ak_test_read(reg, out, on, "dance.ifp");
     ck_assert_str_eq(back->variant, "ANP3");
+    const ak_track *far = back->clips[1]->tracks[1];
+    ck_assert_uint_eq(far->channel[AK_ROTATION].count, 1); /* identity rotation added */
+    ck_assert_double_eq(far->channel[AK_ROTATION].keys[0].v[3], 1.0);
+    ck_assert_double_eq(far->channel[AK_TRANSLATION].keys[0].v[0], 32767 / 1024.0);
+    ck_assert_double_eq(far->channel[AK_TRANSLATION].keys[0].v[1], -32768 / 1024.0);
     const ak_clip *c = back->clips[0], *oc = doc->clips[0];
     for (size_t i = 0; i < 2; i++) {
         const ak_track *t = c->tracks[i], *ot = oc->tracks[i];
