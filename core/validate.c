@@ -34,7 +34,7 @@ static void check_channel(checker *ck, const ak_clip *clip, const ak_track *t, a
     const ak_channel *ch = &t->channel[kind];
     const char *name = ak_channel_name(kind);
     size_t nonfinite = 0, off_unit = 0, equal = 0, late = 0, negative = 0;
-    double worst = 0;
+    double worst = 1; /* the norm furthest from 1 so far */
     for (size_t i = 0; i < ch->count; i++) {
         const ak_key *k = &ch->keys[i];
         if (!finite_key(k, width[kind])) {
