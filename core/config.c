@@ -30,6 +30,8 @@ typedef struct config {
     plugin_section sections[MAX_SECTIONS];
     int section_count;
     int line;                    /* line inih is parsing (counted by line_reader) */
+    int long_line;               /* a line longer than inih's buffer, or 0 */
+    int plugin_dir_set;          /* this file set plugin_dir: later lines append */
     ak_registry *reg;
     ak_report *report;
     int broken;
@@ -51,6 +53,8 @@ static char *line_reader(char *str, int num, void *stream)
     if (ls->at_line_start)
         ls->cfg->line++;
     ls->at_line_start = strchr(s, '\n') != NULL;
+    if (!ls->at_line_start && !feof(ls->fp) && !ls->cfg->long_line)
+        ls->cfg->long_line = ls->cfg->line;
     return s;
 }
 
@@ -112,8 +116,13 @@ static plugin_section *section_for(config *cfg, const char *name)
 static void main_key(config *cfg, const char *key, const char *value)
 {
     if (!strcmp(key, "plugin_dir")) {
-        /* Relative folders are taken from the config file's folder. */
+        /* Relative folders are taken from the config file's folder. The
+         * first plugin_dir replaces the default; more lines append, since
+         * inih cannot read one very long line. */
         char joined[4096] = "";
+        if (cfg->plugin_dir_set)
+            snprintf(joined, sizeof joined, "%s", cfg->plugin_dir);
+        cfg->plugin_dir_set = 1;
         char copy[4096];
         snprintf(copy, sizeof copy, "%s", value);
         for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
@@ -293,6 +302,14 @@ static ak_status parse_file(config *cfg, const char *path)
     line_stream ls = { fp, cfg, 1 };
     int rc = ini_parse_stream(line_reader, &ls, on_entry, cfg);
     fclose(fp);
+    /* inih cuts long lines in pieces, parses the rest as a line of its own
+     * and counts it: name the real line instead. */
+    if (cfg->long_line) {
+        ak_report_emit(cfg->report, AK_ERROR, AK_E_CONFIG, NULL, NULL, -1,
+                       "%s:%d: line longer than %d characters; split it (plugin_dir may be given on "
+                       "several lines)", path, cfg->long_line, INI_MAX_LINE - 2);
+        return AK_E_CONFIG;
+    }
     if (rc > 0) {
         ak_report_emit(cfg->report, AK_ERROR, AK_E_CONFIG, NULL, NULL, -1, "%s:%d: syntax error", path, rc);
         return AK_E_CONFIG;

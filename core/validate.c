@@ -2,6 +2,8 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 
 typedef struct checker {
     const char *file;
@@ -9,11 +11,16 @@ typedef struct checker {
     unsigned errors;
 } checker;
 
-static void finding(checker *ck, ak_severity sev, const ak_clip *clip, const ak_track *t, const char *fmt,
-                    const char *a, double x, double y)
+static void finding(checker *ck, ak_severity sev, const ak_clip *clip, const ak_track *t, const char *fmt, ...)
+    AK_PRINTF(5, 6);
+
+static void finding(checker *ck, ak_severity sev, const ak_clip *clip, const ak_track *t, const char *fmt, ...)
 {
     char text[384];
-    snprintf(text, sizeof text, fmt, a, x, y);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
     ak_report_emit(ck->report, sev, sev == AK_ERROR ? AK_E_DATA : AK_OK, ck->file, NULL, -1,
                    "clip '%s'%s%s%s: %s", clip->name, t ? ", bone '" : "", t ? t->bone : "", t ? "'" : "", text);
     if (sev == AK_ERROR)
@@ -42,8 +49,7 @@ static void check_channel(checker *ck, const ak_clip *clip, const ak_track *t, a
             continue;
         }
         if (i > 0 && k->time < ch->keys[i - 1].time) {
-            finding(ck, AK_ERROR, clip, t, "%s key %g has time %g s, before the key ahead of it", name,
-                    (double)i, k->time);
+            finding(ck, AK_ERROR, clip, t, "%s key %zu has time %g s, before the key ahead of it", name, i, k->time);
         } else if (i > 0 && k->time == ch->keys[i - 1].time) {
             equal++;
         }
@@ -60,20 +66,18 @@ static void check_channel(checker *ck, const ak_clip *clip, const ak_track *t, a
             }
         }
         if (kind == AK_VISIBILITY && k->v[0] != 0 && k->v[0] != 1)
-            finding(ck, AK_ERROR, clip, t, "%s key %g is %g, not 0 or 1", name, (double)i, k->v[0]);
+            finding(ck, AK_ERROR, clip, t, "%s key %zu is %g, not 0 or 1", name, i, k->v[0]);
     }
     if (nonfinite)
-        finding(ck, AK_ERROR, clip, t, "%s: %g keys hold NaN or infinite values%.0f", name, (double)nonfinite, 0);
+        finding(ck, AK_ERROR, clip, t, "%s: %zu keys hold NaN or infinite values", name, nonfinite);
     if (off_unit)
-        finding(ck, AK_WARNING, clip, t, "%s: %g quaternions are not unit length (worst norm %g)", name,
-                (double)off_unit, worst);
+        finding(ck, AK_WARNING, clip, t, "%s: %zu quaternions are not unit length (worst norm %g)", name, off_unit, worst);
     if (equal)
-        finding(ck, AK_WARNING, clip, t, "%s: %g keys share their time with the key before%.0f", name, (double)equal, 0);
+        finding(ck, AK_WARNING, clip, t, "%s: %zu keys share their time with the key before", name, equal);
     if (negative)
-        finding(ck, AK_WARNING, clip, t, "%s: %g keys have negative times%.0f", name, (double)negative, 0);
+        finding(ck, AK_WARNING, clip, t, "%s: %zu keys have negative times", name, negative);
     if (late)
-        finding(ck, AK_WARNING, clip, t, "%s: %g keys lie after the clip's duration (%g s)", name, (double)late,
-                clip->duration);
+        finding(ck, AK_WARNING, clip, t, "%s: %zu keys lie after the clip's duration (%g s)", name, late, clip->duration);
 }
 
 unsigned ak_doc_validate(const ak_doc *doc, const char *file, ak_report *report)
@@ -82,15 +86,14 @@ unsigned ak_doc_validate(const ak_doc *doc, const char *file, ak_report *report)
     for (size_t c = 0; c < doc->clip_count; c++) {
         const ak_clip *clip = doc->clips[c];
         if (!isfinite(clip->duration) || clip->duration < 0)
-            finding(&ck, AK_ERROR, clip, NULL, "duration %s%g s is not a finite, non-negative number", "",
-                    clip->duration, 0);
+            finding(&ck, AK_ERROR, clip, NULL, "duration %g s is not a finite, non-negative number", clip->duration);
         for (size_t i = 0; i < clip->track_count; i++)
             for (int k = 0; k < AK_CHANNELS; k++)
                 check_channel(&ck, clip, clip->tracks[i], (ak_channel_kind)k);
         for (size_t i = 0; i < clip->event_count; i++) {
             double t = clip->events[i].time;
             if (!isfinite(t))
-                finding(&ck, AK_ERROR, clip, NULL, "event %s%g has a non-finite time%.0f", "", (double)i, 0);
+                finding(&ck, AK_ERROR, clip, NULL, "event %zu has a non-finite time", i);
             else if (t < 0 || (clip->duration > 0 && t > clip->duration + 1e-6))
                 finding(&ck, AK_WARNING, clip, NULL, "event '%s' at %g s lies outside the clip (0..%g s)",
                         clip->events[i].type, t, clip->duration);

@@ -99,6 +99,32 @@ START_TEST(unclosed_section_is_a_syntax_error)
 }
 END_TEST
 
+START_TEST(long_lines_are_named_and_plugin_dir_appends)
+{
+    make_tmpdir();
+    char text[1024];
+    snprintf(text, sizeof text, "[animkit]\nautoload = no\nplugin_dir = /%0250d\n", 0);
+    const char *path = write_at("long.ini", text);
+    ak_registry *reg;
+    ak_report rep = { 0 };
+    msglog l = { "", 0 };
+    ck_assert_int_eq(open_with(path, &reg, &rep, &l), AK_E_CONFIG);
+    ck_assert_ptr_nonnull(strstr(rep.message, "long.ini:3: line longer than"));
+    /* Several plugin_dir lines add up: a plugin named by file name is
+     * found in the second folder. */
+    write_at("d2/x.so", "not really a plugin");
+    path = write_at("multi.ini", "[animkit]\nautoload = no\nplugin_dir = d1\nplugin_dir = d2\n[plugin x]\nenabled = yes\n");
+    ak_report rep2 = { 0 };
+    ck_assert_int_eq(open_with(path, &reg, &rep2, &l), AK_OK);
+    ck_assert_uint_eq(ak_registry_refused_count(reg), 1);
+    char expect[PATH_MAX];
+    snprintf(expect, sizeof expect, "%s/d2/x.so", dir);
+    ck_assert_str_eq(ak_registry_refused(reg, 0)->path, expect);
+    ck_assert_ptr_nonnull(strstr(ak_registry_refused(reg, 0)->reason, "cannot be loaded as a shared object"));
+    ak_registry_free(reg);
+}
+END_TEST
+
 START_TEST(unknown_keys_warn_with_line)
 {
     make_tmpdir();
@@ -202,6 +228,7 @@ int main(void)
     tcase_add_test(tc, good_config_is_read);
     tcase_add_test(tc, syntax_error_names_file_and_line);
     tcase_add_test(tc, unclosed_section_is_a_syntax_error);
+    tcase_add_test(tc, long_lines_are_named_and_plugin_dir_appends);
     tcase_add_test(tc, unknown_keys_warn_with_line);
     tcase_add_test(tc, bad_values_are_errors);
     tcase_add_test(tc, missing_explicit_config_is_an_error);

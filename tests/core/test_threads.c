@@ -98,11 +98,10 @@ static ak_registry *open_build_tree_registry(void)
     const char *b = getenv("AK_BUILDDIR");
     ck_assert_ptr_nonnull(b);
     char text[4096];
-    int n = snprintf(text, sizeof text, "[animkit]\nplugin_dir = ");
+    int n = snprintf(text, sizeof text, "[animkit]\n");
     const char *names[] = { "ifp", "ani", "anm", "mab" };
     for (int i = 0; i < 4; i++)
-        n += snprintf(text + n, sizeof text - (size_t)n, "%s%s/plugins/%s/.libs", i ? ":" : "", b, names[i]);
-    snprintf(text + n, sizeof text - (size_t)n, "\n");
+        n += snprintf(text + n, sizeof text - (size_t)n, "plugin_dir = %s/plugins/%s/.libs\n", b, names[i]);
     char path[] = "/tmp/ak-threads-XXXXXX";
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
