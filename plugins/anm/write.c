@@ -645,7 +645,8 @@ static ak_status emit_group(wctx *w, int tag, uint32_t frame, wrec *const *recs,
     size_t at = 0;
     do {
         size_t part = n - at > 255 ? 255 : n - at;
-        ak_status s = emit_chunk(w, tag, frame, recs + at, part);
+        /* An empty group has no list at all: no arithmetic on NULL. */
+        ak_status s = emit_chunk(w, tag, frame, at ? recs + at : recs, part);
         if (s != AK_OK)
             return s;
         at += part;
