@@ -440,6 +440,23 @@ unsigned char *rb_plugin_input(const rb_plugin *p, size_t *size, char *label, si
         ak_doc_free(doc);
     }
     if (!result && p->codec->write) {
+        ak_registry_free(reg);
+        return rb_plugin_synthetic(p, size, label, label_size, why, why_size);
+    }
+    ak_registry_free(reg);
+    return result;
+}
+
+unsigned char *rb_plugin_synthetic(const rb_plugin *p, size_t *size, char *label, size_t label_size,
+                                   char *why, size_t why_size)
+{
+    const ak_codec *codecs[] = { p->codec, NULL };
+    ak_registry *reg = ak_test_registry(codecs);
+    ak_report rep = { 0 };
+    ak_options o = { sizeof o, p->name, NULL, NULL, 0 };
+    unsigned char *result = NULL;
+    snprintf(why, why_size, "%s: the plugin cannot write", p->name);
+    if (p->codec->write) {
         ak_doc *sample = rb_sample_doc();
         unsigned char *bytes = NULL;
         size_t n = 0;

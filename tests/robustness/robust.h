@@ -62,6 +62,10 @@ ak_doc *rb_sample_doc(void);
 unsigned char *rb_plugin_input(const rb_plugin *p, size_t *size, char *label, size_t label_size,
                                char *why, size_t why_size);
 
+/* What the writer of `p` makes of rb_sample_doc(), if it reads back. */
+unsigned char *rb_plugin_synthetic(const rb_plugin *p, size_t *size, char *label, size_t label_size,
+                                   char *why, size_t why_size);
+
 /* Whether `st` is one of the statuses a bad input may end in. */
 int rb_clean_error(ak_status st);
 

@@ -322,6 +322,61 @@ START_TEST(t_plugins)
     sweep_write(p->codec, bytes, n, label);
     sweep_clone(p->codec, bytes, n, label);
     free(bytes);
+    /* A document from elsewhere: the writer encodes everything anew. */
+    bytes = rb_plugin_synthetic(p, &n, label, sizeof label, why, sizeof why);
+    if (!bytes) {
+        ak_test_skip(why);
+        return;
+    }
+    sweep_read(p->codec, bytes, n, label);
+    sweep_write(p->codec, bytes, n, label);
+    free(bytes);
+}
+END_TEST
+
+/* Converting the synthetic codec's document into each plugin's format:
+ * the writer's path for documents without raw bytes or props. */
+START_TEST(t_convert)
+{
+    size_t count;
+    const rb_plugin *p = &rb_plugins(&count)[_i];
+    if (!p->codec->write) {
+        ak_test_skip("conversion fault injection: the codec cannot write");
+        return;
+    }
+    rb_alloc st = { 0 };
+    const ak_codec *codecs[] = { rb_tst_codec(), p->codec, NULL };
+    ak_registry *reg = rb_registry(&st, codecs);
+    size_t n;
+    unsigned char *bytes = rb_tst_build(1, 3, 20, &n);
+    ak_options o = { sizeof o, "tst", "in.tst", NULL, 0 };
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    ck_assert_int_eq(ak_read(reg, bytes, n, &o, &doc, &rep), AK_OK);
+    long base = st.live;
+    ak_options w = { sizeof w, p->name, NULL, NULL, 0 };
+    for (long k = 1;; k++) {
+        ck_assert_int_lt(k, 100000);
+        rb_alloc_arm(&st, k);
+        memset(&rep, 0, sizeof rep);
+        unsigned char *out = NULL;
+        size_t out_size = 0;
+        ak_status s = ak_write(reg, doc, &w, &out, &out_size, &rep);
+        if (st.refused == 0) {
+            ck_assert_msg(s == AK_OK, "tst -> %s: %s", p->name, rep.message);
+            ak_buffer_free(reg, out);
+            printf("tst -> %s: conversion needs %ld allocation calls\n", p->name, k - 1);
+            break;
+        }
+        ck_assert_msg(s == AK_E_NOMEM, "tst -> %s: allocation %ld refused: %s", p->name, k, rep.message);
+        ck_assert(out == NULL);
+        ck_assert_msg(st.live == base, "tst -> %s: allocation %ld refused: %ld blocks leaked", p->name, k,
+                      st.live - base);
+    }
+    ak_doc_free(doc);
+    free(bytes);
+    ak_registry_free(reg);
+    ck_assert_int_eq(st.live, 0);
 }
 END_TEST
 
@@ -342,6 +397,7 @@ int main(void)
         TCase *tp = tcase_create("plugins");
         tcase_set_timeout(tp, 600);
         tcase_add_loop_test(tp, t_plugins, 0, (int)count);
+        tcase_add_loop_test(tp, t_convert, 0, (int)count);
         suite_add_tcase(s, tp);
     } else {
         ak_test_skip("no format plugin linked in: fault injection ran on the synthetic codec only");
