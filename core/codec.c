@@ -111,7 +111,9 @@ ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size, const 
         return st;
     }
     ak_doc_attach_job(doc, NULL, 0);
-    if (ak_doc_set_format(doc, codec->name, doc->variant) != AK_OK) {
+    /* A container (json) may restore the format whose data the document
+     * carries; everyone else gets their own name. */
+    if (!doc->format[0] && ak_doc_set_format(doc, codec->name, doc->variant) != AK_OK) {
         ak_doc_free(doc);
         ak_report_emit(report, AK_ERROR, AK_E_NOMEM, file, NULL, -1, "out of memory");
         return AK_E_NOMEM;

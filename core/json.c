@@ -29,10 +29,28 @@ static void put_number(FILE *out, double v)
         return;
     }
     char buf[40];
+    if (v == 0 && signbit(v)) {
+        fputs("-0.0", out); /* "-0" would read back as the integer 0 */
+        return;
+    }
     snprintf(buf, sizeof buf, "%.15g", v);
-    if (strtod(buf, NULL) != v || (v == 0 && signbit(v) && buf[0] != '-'))
+    if (strtod(buf, NULL) != v)
         snprintf(buf, sizeof buf, "%.17g", v);
     fputs(buf, out);
+}
+
+/* A float property always shows a fraction or exponent, so that a reader
+ * can tell it from an int property. */
+static void put_real(FILE *out, double v)
+{
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.17g", v);
+    if (isfinite(v) && !strpbrk(buf, ".eE")) {
+        put_number(out, v);
+        fputs(".0", out);
+        return;
+    }
+    put_number(out, v);
 }
 
 static void put_hex(FILE *out, const unsigned char *p, size_t n)
@@ -54,7 +72,7 @@ static void put_props(FILE *out, const ak_props *props)
         fputc(':', out);
         switch (p->type) {
         case AK_PROP_INT: fprintf(out, "%lld", (long long)p->i); break;
-        case AK_PROP_FLOAT: put_number(out, p->f); break;
+        case AK_PROP_FLOAT: put_real(out, p->f); break;
         case AK_PROP_STRING: put_string(out, (const char *)p->data); break;
         default:
             fputs("{\"hex\":", out);

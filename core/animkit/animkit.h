@@ -205,7 +205,9 @@ struct ak_clip {
 };
 
 struct ak_doc {
-    const char *format;  /* plugin that read it; "" for a document built by hand */
+    const char *format;  /* the format whose data (props, raw key bytes) the document
+                            carries: the plugin that read it, or what a container such as
+                            JSON recorded; "" for a document built by hand */
     const char *variant; /* the format's variant, e.g. "ANP3"; "" if none */
     size_t clip_count;
     ak_clip **clips;

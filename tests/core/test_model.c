@@ -146,6 +146,7 @@ static ak_doc *sample_doc(void)
     }
     ak_event_add(clip, 0.25, "sound", "step.wav");
     ak_prop_set_int(doc, &clip->props, "flags", 3);
+    ak_prop_set_float(doc, &clip->props, "speed", 2.0);
     return doc;
 }
 
@@ -275,7 +276,8 @@ START_TEST(json_has_schema_and_exact_numbers)
     ck_assert_ptr_nonnull(strstr(text, "{\"animkit\":1,\"format\":\"test\",\"variant\":\"T1\""));
     ck_assert_ptr_nonnull(strstr(text, "\"bone\":\"Bip \\\"01\\\"\\n\""));
     ck_assert_ptr_nonnull(strstr(text, "\"hash\":3066451557"));
-    ck_assert_ptr_nonnull(strstr(text, "\"rotation\":[[0,-0,0.1,0.70710676908493042,1]"));
+    ck_assert_ptr_nonnull(strstr(text, "\"props\":{\"flags\":3,\"speed\":2.0}"));
+    ck_assert_ptr_nonnull(strstr(text, "\"rotation\":[[0,-0.0,0.1,0.70710676908493042,1]"));
     ck_assert_ptr_nonnull(strstr(text, "\"rotation_raw\":[\"00\",\"01\",\"02\"]"));
     ck_assert_ptr_nonnull(strstr(text, "\"events\":[{\"time\":0.25,\"type\":\"sound\",\"info\":\"step.wav\"}]"));
     free(text);

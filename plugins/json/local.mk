@@ -1,0 +1,1 @@
+# plugins/json: placeholder until the plugin lands
