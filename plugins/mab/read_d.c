@@ -744,6 +744,13 @@ static ak_status body(mab_ctx *c, dlayout *L)
                 }
             }
         }
+        for (size_t i = 0; i < natr && ok; i++)
+            if (!mab_prop_int(c, &tracks[tbones[i]]->props, "translation_entry", (int64_t)(first + i)) ||
+                !mab_prop_int(c, &tracks[tbones[i]]->props, "translation_bits", tbits[i]) ||
+                !mab_prop_float(c, &tracks[tbones[i]]->props, "translation_scale", tscale[i])) {
+                st = AK_E_NOMEM;
+                goto done;
+            }
         if (ok) {
             stream_job sj = { "joint translations", 1, natr, tbones, tbits, tscale, 3 + 48 };
             st = decode_stream(c, L, L->tr_off, &sj, tracks, 0);

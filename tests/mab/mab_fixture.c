@@ -124,7 +124,8 @@ static void put_component(bitw *w, const double *v, unsigned nf, unsigned bits, 
 }
 
 /* Rotation block of one bone in one chunk (sheet 6). */
-static void put_rot_block(bitw *w, const mabfx_track *t, size_t first, unsigned nf, double (*out)[4])
+static void put_rot_block(bitw *w, const mabfx_track *t, size_t first, unsigned nf, double (*out)[4],
+                          mabfx_spec *st)
 {
     const double (*q)[4] = t->in + first;
     unsigned m = 0;
@@ -158,6 +159,12 @@ static void put_rot_block(bitw *w, const mabfx_track *t, size_t first, unsigned 
             constant |= 1u << k;
     }
     bits_put(w, constant | (sb ? 8u : 0u) | m << 4, 6);
+    for (unsigned k = 0; k < 3; k++) {
+        st->n_const_comp += (constant >> k) & 1u;
+        st->n_var_comp += !((constant >> k) & 1u);
+    }
+    st->n_sign_blocks += (unsigned)sb;
+    st->n_implicit[m]++;
     if (sb)
         bits_put(w, signs, nf);
     for (unsigned k = 0; k < 3; k++)
@@ -201,7 +208,7 @@ static void put_tr_block(bitw *w, const mabfx_track *t, size_t first, unsigned n
 }
 
 /* A chunked stream (table + chunks) at the end of `b`; `tr` = translations. */
-static void put_stream(buf *b, const mabfx_spec *s, int tr)
+static void put_stream(buf *b, mabfx_spec *s, int tr)
 {
     size_t start = b->n, chunks = (s->frames + 7) / 8;
     u32(b, (uint32_t)(4 * (chunks + 1)));
@@ -209,12 +216,13 @@ static void put_stream(buf *b, const mabfx_spec *s, int tr)
     for (size_t c = 0; c < chunks; c++) {
         unsigned nf = (unsigned)(s->frames - 8 * c < 8 ? s->frames - 8 * c : 8);
         bitw w = { b, b->n, 0 };
+        s->n_partial_chunks += !tr && nf < 8;
         for (size_t i = 0; i < s->ntracks; i++) {
             mabfx_track *t = &s->track[i];
             if (tr && t->tr == MABFX_ANIM)
                 put_tr_block(&w, t, 8 * c, nf, t->tout + 8 * c);
             else if (!tr && t->rot == MABFX_ANIM)
-                put_rot_block(&w, t, 8 * c, nf, t->out + 8 * c);
+                put_rot_block(&w, t, 8 * c, nf, t->out + 8 * c, s);
         }
         while (b->n < w.start + (w.bits + 7) / 8)
             u8(b, 0);
@@ -285,7 +293,7 @@ static void put_consts(buf *b, const mabfx_spec *s, int w2_signed)
 /* ---- family D ----------------------------------------------------------- */
 
 /* Watch Dogs Legion / 2 (legion = 1) and Watch Dogs 1 (legion = 0). */
-static void build_wd(buf *b, const mabfx_spec *s, int legion)
+static void build_wd(buf *b, mabfx_spec *s, int legion)
 {
     const size_t B = 0x10, noff = legion ? 12 : 11, ndc = legion ? 10 : 7;
     const size_t dc_at = legion ? 0x32 : 0x22, off_at = legion ? 0x48 : 0x30;
@@ -351,7 +359,7 @@ static void build_wd(buf *b, const mabfx_spec *s, int legion)
 }
 
 /* Far Cry 5: 'aNi' at 0x20, block base ad = 0x10 (sheet 3.3, 10). */
-static void build_fc5(buf *b, const mabfx_spec *s)
+static void build_fc5(buf *b, mabfx_spec *s)
 {
     const size_t ad = 0x10;
     size_t nb = s->ntracks;
@@ -389,7 +397,7 @@ static void build_fc5(buf *b, const mabfx_spec *s)
 }
 
 /* Far Cry 4: 'aNi' at 0x18, u16 offsets from 0x18, arrays at the end. */
-static void build_fc4(buf *b, const mabfx_spec *s)
+static void build_fc4(buf *b, mabfx_spec *s)
 {
     const size_t base = 0x18;
     size_t nb = s->ntracks;
@@ -605,7 +613,7 @@ static void build_fc3(buf *b, const mabfx_spec *s)
             set32(b, 0xC8 + 4 * i, (uint32_t)(off[i] - 0x10));
 }
 
-unsigned char *mabfx_build(const mabfx_spec *s, size_t *size)
+unsigned char *mabfx_build(mabfx_spec *s, size_t *size)
 {
     buf b = { NULL, 0, 0, 0 };
     if (s->frames == 0 || s->ntracks == 0)

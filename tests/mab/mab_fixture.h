@@ -42,11 +42,13 @@ typedef struct mabfx_spec {
     const uint16_t *ticks; /* family D key times in the version's unit */
     float duration;       /* written as is */
     float fps;            /* WDL/WD2/FC5 header rate; FC2 u16; FC3 f32 */
+    /* Filled by the build: what the rotation bitstream exercised. */
+    unsigned n_const_comp, n_var_comp, n_sign_blocks, n_implicit[4], n_partial_chunks;
 } mabfx_spec;
 
 /* Builds the file (malloc'd) and fills every track's `out` / `tout`.
  * Returns NULL on a spec the encoder cannot express. */
-unsigned char *mabfx_build(const mabfx_spec *spec, size_t *size);
+unsigned char *mabfx_build(mabfx_spec *spec, size_t *size);
 
 /* The quantisation bound of the bitstream for `bits` bits of a chunk
  * whose component range is `range`: half a step, or the whole range at

@@ -208,6 +208,8 @@ START_TEST(legion_file)
     /* Pelvis translation (sheet 8: height about 0.973 m). */
     ck_assert_uint_eq(pelvis->channel[AK_TRANSLATION].count, keys);
     ck_assert(fabs(pelvis->channel[AK_TRANSLATION].keys[0].v[2] - 0.973) < 0.005);
+    ck_assert_int_eq(ak_prop_int(&pelvis->props, "translation_bits", -1), 10);
+    ck_assert_int_eq(ak_prop_int(&pelvis->props, "translation_entry", -1), 1);
 
     /* Kept bytes: the header up to the hashes, the flag pad. */
     const ak_prop *hdr = ak_prop_get(&doc->props, "header");
@@ -462,6 +464,16 @@ static void check_d(unsigned version, const char *variant, size_t frames, int wi
     }
     (void)worst;
     ck_assert_uint_eq(accounted_bytes(doc, frames), n);
+    /* The fixture exercised what it is meant to. */
+    const mabfx_spec *sp = &fx->spec;
+    ck_assert_uint_gt(sp->n_var_comp, 0);
+    ck_assert_uint_gt(sp->n_sign_blocks, 0);
+    for (int m = 0; m < 4; m++)
+        ck_assert_uint_gt(sp->n_implicit[m], 0);
+    if (frames > 1)
+        ck_assert_uint_gt(sp->n_const_comp, 0);
+    if (frames % 8)
+        ck_assert_uint_gt(sp->n_partial_chunks, 0);
     /* Names resolve through the dictionary. */
     const char *names[2] = { fx->name[0], fx->name[NB - 1] };
     ck_assert_uint_eq(ak_doc_name_bones(doc, names, 2), 2);
