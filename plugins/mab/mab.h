@@ -7,6 +7,24 @@
  *    bitstream and 48-bit constant quaternions;
  *  - family S (Far Cry 2, 3, Blood Dragon): bone masks, 48-bit quaternions
  *    in groups of eight frames with presence bytes.
+ *
+ * The model: one clip named after the file; one track per bone (family D:
+ * bone "" with the CRC-32 hash; FC2: the mask bit as bone id; FC3: one
+ * track per constant / keyed slot, as the bytes that may map slots to bones
+ * are undecoded). Animated rotations get one key per stored key time,
+ * constant ones a single key at 0. Nothing is dropped: the header up to
+ * the first array, every section the model does not hold, and the tails
+ * after modelled arrays are doc props ("header", "section.N", "*.tail");
+ * flag bytes are track props; each key keeps its stored integers.
+ *
+ * Readings the sheet leaves open, taken here and reported when they matter:
+ *  - WDL/WD1 joint translations use compression entry dataCounts[1] + k for
+ *    the k-th animated-translation bone (S1: entry 1), and are only kept
+ *    when every chunk ends exactly on its table boundary, else a warning;
+ *  - FC4's pointers at 0x28/0x2C are taken relative to 0x18 like its
+ *    offsets; FC4/FC5 translations and constant translations everywhere
+ *    are not decoded (warning, raw bytes kept);
+ *  - FC2's last keyed group ends with its section (sheet 11.15).
  */
 #ifndef ANIMKIT_MAB_H
 #define ANIMKIT_MAB_H
