@@ -150,6 +150,9 @@ static void info_text(const char *path, const ak_doc *doc, int verbose)
             if (cs.keys[k])
                 printf(" %s %zu", ak_channel_name((ak_channel_kind)k), cs.keys[k]);
         printf(", %zu events", cs.events);
+        int64_t mesh = ak_prop_int(&clip->props, AK_PROP_MESH_KEYS, 0);
+        if (mesh > 0)
+            printf(", mesh animation in %lld keys (kept opaque)", (long long)mesh);
         if (verbose)
             print_clip_props(clip);
         printf("\n");

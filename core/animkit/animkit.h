@@ -257,6 +257,10 @@ AK_API ak_status ak_prop_set_float(ak_doc *owner, ak_props *props, const char *k
 AK_API ak_status ak_prop_set_string(ak_doc *owner, ak_props *props, const char *key,
                                     const char *value);
 AK_API const ak_prop *ak_prop_get(const ak_props *props, const char *key);
+
+/* Well-known clip property: the number of keys that carry mesh (vertex)
+ * animation, which the model keeps opaque. `animkit info` reports it. */
+#define AK_PROP_MESH_KEYS "mesh_keys"
 /* The int value of `key`, or `fallback` when absent or not an int. */
 AK_API int64_t ak_prop_int(const ak_props *props, const char *key, int64_t fallback);
 
