@@ -161,46 +161,6 @@ double ak_job_param_number(ak_job *job, const char *key, double fallback)
 const char *ak_job_filename(const ak_job *job) { return job->filename; }
 int ak_job_failed(const ak_job *job) { return job->failed; }
 
-int ak_str_ieq(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-            return 0;
-    return *a == *b;
-}
-
-const char *ak_path_extension(const char *path)
-{
-    if (!path)
-        return "";
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    const char *dot = strrchr(base, '.');
-    return dot && dot != base ? dot + 1 : "";
-}
-
-int ak_codec_has_extension(const ak_codec *codec, const char *ext)
-{
-    if (!ext || !*ext || !codec->extensions)
-        return 0;
-    size_t n = strlen(ext);
-    for (const char *p = codec->extensions; *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n) {
-            size_t i = 0;
-            while (i < n && tolower((unsigned char)p[i]) == tolower((unsigned char)ext[i]))
-                i++;
-            if (i == n)
-                return 1;
-        }
-        if (!end)
-            break;
-        p = end + 1;
-    }
-    return 0;
-}
-
 uint32_t ak_crc32(const void *data, size_t size)
 {
     const unsigned char *p = data;

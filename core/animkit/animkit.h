@@ -264,6 +264,15 @@ AK_API const ak_prop *ak_prop_get(const ak_props *props, const char *key);
 /* The int value of `key`, or `fallback` when absent or not an int. */
 AK_API int64_t ak_prop_int(const ak_props *props, const char *key, int64_t fallback);
 
+/* Spherical interpolation from a (u = 0) to b (u = 1) along the shorter
+ * arc; the result is normalised. */
+AK_API void ak_quat_slerp(const double a[4], const double b[4], double u, double out[4]);
+/* The channel's value at `time` (keys in ascending time): the first key's
+ * before it, the last key's after it, slerp (rotation) or lerp (translation,
+ * scale) in between, the previous key's for visibility. Returns 0 for an
+ * empty channel. */
+AK_API int ak_channel_sample(const ak_channel *ch, ak_channel_kind kind, double time, double out[4]);
+
 /* Counts over the whole document, for summaries. */
 typedef struct ak_doc_stats {
     size_t clips, tracks, events;
@@ -291,6 +300,10 @@ AK_API ak_status ak_doc_write_json(const ak_doc *doc, const char *clip, unsigned
 /* Fills unnamed tracks that carry a bone hash from a dictionary of names,
  * hashing each name with CRC-32 (zlib's). Returns how many were named. */
 AK_API size_t ak_doc_name_bones(ak_doc *doc, const char *const *names, size_t count);
+/* The base name of `path` without folders and extension ("a/walk.ifp" ->
+ * "walk"), cut to fit `size`; returns its length. Single-clip formats name
+ * their clip this way. */
+AK_API size_t ak_path_stem(const char *path, char *buf, size_t size);
 /* CRC-32 as zlib computes it (reflected 0xEDB88320, inverted in and out). */
 AK_API uint32_t ak_crc32(const void *data, size_t size);
 

@@ -227,24 +227,6 @@ static ak_status read_tracks(ani_rd *rd, ak_clip *clip)
     return AK_OK;
 }
 
-/* The file's base name without its extension, as the clip's name. */
-static void clip_name(const char *path, char *buf, size_t size)
-{
-    buf[0] = '\0';
-    if (!path)
-        return;
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    size_t n = strlen(base);
-    const char *dot = strrchr(base, '.');
-    if (dot && dot != base)
-        n = (size_t)(dot - base);
-    if (n >= size)
-        n = size - 1;
-    memcpy(buf, base, n);
-    buf[n] = '\0';
-}
-
 ak_status ani_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc)
 {
     ani_rd rd = { job, { 0 }, doc, 0, 0 };
@@ -271,7 +253,7 @@ ak_status ani_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc 
     char variant[16];
     snprintf(variant, sizeof variant, "%d", (int)version);
     char name[256];
-    clip_name(ak_job_filename(job), name, sizeof name);
+    ak_path_stem(ak_job_filename(job), name, sizeof name);
     ak_clip *clip = ak_clip_add(doc, name);
     if (!clip || ak_doc_set_format(doc, "ani", variant) != AK_OK ||
         ak_prop_set_int(doc, &doc->props, ANI_PROP_VERSION, version) != AK_OK)

@@ -240,32 +240,6 @@ static ak_status view_init(ani_wr *wr, const ak_channel *ch, chan_view *v)
     return AK_OK;
 }
 
-static void slerp(const double a[4], const double b[4], double u, double out[4])
-{
-    double d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-    double s = 1.0;
-    if (d < 0.0) {
-        d = -d;
-        s = -1.0;
-    }
-    double wa = 1.0 - u, wb = u;
-    if (d < 0.9999) {
-        double th = acos(d);
-        double sn = sin(th);
-        wa = sin((1.0 - u) * th) / sn;
-        wb = sin(u * th) / sn;
-    }
-    double len = 0.0;
-    for (int c = 0; c < 4; c++) {
-        out[c] = wa * a[c] + wb * s * b[c];
-        len += out[c] * out[c];
-    }
-    len = sqrt(len);
-    if (len > 0.0)
-        for (int c = 0; c < 4; c++)
-            out[c] /= len;
-}
-
 /* The value of a channel at `ms`, which none of its keys has: held before
  * the first and after the last key, interpolated in between. */
 static void sample(const chan_view *v, size_t next, int32_t ms, int rotation, double out[4])
@@ -279,7 +253,7 @@ static void sample(const chan_view *v, size_t next, int32_t ms, int rotation, do
     const ak_key *a = &v->ch->keys[ia], *b = &v->ch->keys[ib];
     double u = ((double)ms - (double)v->ms[ia]) / ((double)v->ms[ib] - (double)v->ms[ia]);
     if (rotation) {
-        slerp(a->v, b->v, u, out);
+        ak_quat_slerp(a->v, b->v, u, out);
     } else {
         for (int c = 0; c < 4; c++)
             out[c] = a->v[c] + (b->v[c] - a->v[c]) * u;

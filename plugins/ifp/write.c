@@ -143,70 +143,6 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Index of the last key with time <= t, or -1 (keys assumed in order). */
-static long find_key(const ak_channel *ch, double t)
-{
-    size_t lo = 0, hi = ch->count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ch->keys[mid].time <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (long)lo - 1;
-}
-
-static void slerp(const double *a, const double *b, double u, double *out)
-{
-    double d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-    double s = 1.0;
-    if (d < 0) {
-        d = -d;
-        s = -1.0;
-    }
-    double wa, wb;
-    if (d > 0.9995) {
-        wa = 1 - u;
-        wb = u;
-    } else {
-        double th = acos(d), sn = sin(th);
-        wa = sin((1 - u) * th) / sn;
-        wb = sin(u * th) / sn;
-    }
-    double n = 0;
-    for (int i = 0; i < 4; i++) {
-        out[i] = wa * a[i] + wb * s * b[i];
-        n += out[i] * out[i];
-    }
-    n = sqrt(n);
-    if (n > 0)
-        for (int i = 0; i < 4; i++)
-            out[i] /= n;
-}
-
-static void sample(const ak_channel *ch, ak_channel_kind kind, double t, double *out)
-{
-    int width = kind == AK_ROTATION ? 4 : 3;
-    long i = find_key(ch, t);
-    if (i < 0)
-        i = 0;
-    const ak_key *a = &ch->keys[i];
-    if ((size_t)i + 1 >= ch->count || t <= a->time) {
-        memcpy(out, a->v, (size_t)width * sizeof(double));
-        return;
-    }
-    const ak_key *b = &ch->keys[i + 1];
-    double span = b->time - a->time;
-    double u = span > 0 ? (t - a->time) / span : 0;
-    if (kind == AK_ROTATION) {
-        slerp(a->v, b->v, u, out);
-        return;
-    }
-    for (int c = 0; c < width; c++)
-        out[c] = a->v[c] + (b->v[c] - a->v[c]) * u;
-}
-
 /* Equal times, or the same bits (NaN read from a file). */
 static int same_time(double a, double b) { return a == b || memcmp(&a, &b, sizeof a) == 0; }
 
@@ -297,12 +233,13 @@ static int build_frames(ifp_wr *w, const ak_track *t, int use_t, int use_s, ifp_
             }
         } else {
             fr->time = times[i];
-            if (ch[0]->count)
-                sample(ch[0], AK_ROTATION, fr->time, fr->q);
-            if (ch[1] && ch[1]->count)
-                sample(ch[1], AK_TRANSLATION, fr->time, fr->t);
-            if (ch[2] && ch[2]->count)
-                sample(ch[2], AK_SCALE, fr->time, fr->s);
+            double v[4];
+            if (ak_channel_sample(ch[0], AK_ROTATION, fr->time, v))
+                memcpy(fr->q, v, sizeof fr->q);
+            if (ch[1] && ak_channel_sample(ch[1], AK_TRANSLATION, fr->time, v))
+                memcpy(fr->t, v, sizeof fr->t);
+            if (ch[2] && ak_channel_sample(ch[2], AK_SCALE, fr->time, v))
+                memcpy(fr->s, v, sizeof fr->s);
         }
     }
     free(times);

@@ -45,24 +45,6 @@ int mab_prop_string(mab_ctx *c, ak_props *props, const char *key, const char *v)
     return 0;
 }
 
-/* The clip is named after the file, without folders and extension. */
-static void clip_name(const char *file, char *buf, size_t size)
-{
-    buf[0] = '\0';
-    if (!file)
-        return;
-    const char *base = strrchr(file, '/');
-    base = base ? base + 1 : file;
-    size_t n = strlen(base);
-    const char *dot = strrchr(base, '.');
-    if (dot && dot != base)
-        n = (size_t)(dot - base);
-    if (n >= size)
-        n = size - 1;
-    memcpy(buf, base, n);
-    buf[n] = '\0';
-}
-
 ak_status mab_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc)
 {
     mab_ctx c = { job, bytes, size, doc, NULL };
@@ -79,7 +61,7 @@ ak_status mab_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc 
                        "%s .mab (version 0x%04X) is not supported: its layout is not documented", name,
                        version);
     char cname[256];
-    clip_name(ak_job_filename(job), cname, sizeof cname);
+    ak_path_stem(ak_job_filename(job), cname, sizeof cname);
     c.clip = ak_clip_add(doc, cname);
     if (!c.clip)
         return mab_oom(&c);

@@ -3,6 +3,9 @@
 #include "testutil.h"
 
 #include <math.h>
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +330,68 @@ START_TEST(read_memory_is_capped)
 }
 END_TEST
 
+START_TEST(sampling_interpolates_between_keys)
+{
+    ak_doc *doc = ak_doc_new();
+    ak_track *t = ak_track_add(ak_clip_add(doc, "c"), "b");
+    double out[4];
+    ck_assert_int_eq(ak_channel_sample(&t->channel[AK_TRANSLATION], AK_TRANSLATION, 0, out), 0);
+    ak_key *k = ak_key_add(t, AK_TRANSLATION);
+    k->time = 1;
+    k->v[0] = 2;
+    k = ak_key_add(t, AK_TRANSLATION);
+    k->time = 3;
+    k->v[0] = 6;
+    k->v[1] = -4;
+    const ak_channel *tr = &t->channel[AK_TRANSLATION];
+    ak_channel_sample(tr, AK_TRANSLATION, 0, out); /* held before the first key */
+    ck_assert(out[0] == 2 && out[1] == 0);
+    ak_channel_sample(tr, AK_TRANSLATION, 2.5, out); /* 3/4 of the way */
+    ck_assert(out[0] == 5 && out[1] == -3);
+    ak_channel_sample(tr, AK_TRANSLATION, 9, out); /* held after the last */
+    ck_assert(out[0] == 6 && out[1] == -4);
+    /* identity to 90 degrees about z: halfway is 45 degrees */
+    k = ak_key_add(t, AK_ROTATION);
+    k = ak_key_add(t, AK_ROTATION);
+    k->time = 1;
+    k->v[2] = sqrt(0.5);
+    k->v[3] = sqrt(0.5);
+    ak_channel_sample(&t->channel[AK_ROTATION], AK_ROTATION, 0.5, out);
+    ck_assert_double_eq_tol(out[2], sin(M_PI / 8), 1e-12);
+    ck_assert_double_eq_tol(out[3], cos(M_PI / 8), 1e-12);
+    /* the antipode of the end key is the same rotation: same answer */
+    k->v[2] = -sqrt(0.5);
+    k->v[3] = -sqrt(0.5);
+    ak_channel_sample(&t->channel[AK_ROTATION], AK_ROTATION, 0.5, out);
+    ck_assert_double_eq_tol(fabs(out[2]), sin(M_PI / 8), 1e-12);
+    ck_assert_double_eq_tol(fabs(out[3]), cos(M_PI / 8), 1e-12);
+    /* visibility steps */
+    k = ak_key_add(t, AK_VISIBILITY);
+    k->v[0] = 1;
+    k = ak_key_add(t, AK_VISIBILITY);
+    k->time = 1;
+    ak_channel_sample(&t->channel[AK_VISIBILITY], AK_VISIBILITY, 0.99, out);
+    ck_assert(out[0] == 1);
+    ak_channel_sample(&t->channel[AK_VISIBILITY], AK_VISIBILITY, 1, out);
+    ck_assert(out[0] == 0);
+    ak_doc_free(doc);
+}
+END_TEST
+
+START_TEST(path_stem)
+{
+    char buf[8];
+    ck_assert_uint_eq(ak_path_stem("dir.d/walk.ifp", buf, sizeof buf), 4);
+    ck_assert_str_eq(buf, "walk");
+    ak_path_stem(".hidden", buf, sizeof buf);
+    ck_assert_str_eq(buf, ".hidden");
+    ak_path_stem("a/very_long_name.ani", buf, sizeof buf);
+    ck_assert_str_eq(buf, "very_lo");
+    ak_path_stem(NULL, buf, sizeof buf);
+    ck_assert_str_eq(buf, "");
+}
+END_TEST
+
 START_TEST(status_exit_codes)
 {
     ck_assert_int_eq(ak_status_exit(AK_OK), 0);
@@ -358,6 +423,8 @@ int main(void)
     tcase_add_test(tc, validate_finds_problems);
     tcase_add_test(tc, json_has_schema_and_exact_numbers);
     tcase_add_test(tc, read_memory_is_capped);
+    tcase_add_test(tc, sampling_interpolates_between_keys);
+    tcase_add_test(tc, path_stem);
     tcase_add_test(tc, status_exit_codes);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
