@@ -21,21 +21,27 @@ static void put_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-/* The shortest of %.15g and %.17g that reads back to the same double. */
-static void put_number(FILE *out, double v)
+/* The shortest of %.15g and %.17g that reads back to the same double, into
+ * `buf`; non-finite values as the strings "nan", "inf", "-inf". */
+static void format_number(char *buf, size_t size, double v)
 {
     if (!isfinite(v)) {
-        fputs(isnan(v) ? "\"nan\"" : v > 0 ? "\"inf\"" : "\"-inf\"", out);
+        snprintf(buf, size, "%s", isnan(v) ? "\"nan\"" : v > 0 ? "\"inf\"" : "\"-inf\"");
         return;
     }
-    char buf[40];
     if (v == 0 && signbit(v)) {
-        fputs("-0.0", out); /* "-0" would read back as the integer 0 */
+        snprintf(buf, size, "-0.0"); /* "-0" would read back as the integer 0 */
         return;
     }
-    snprintf(buf, sizeof buf, "%.15g", v);
+    snprintf(buf, size, "%.15g", v);
     if (strtod(buf, NULL) != v)
-        snprintf(buf, sizeof buf, "%.17g", v);
+        snprintf(buf, size, "%.17g", v);
+}
+
+static void put_number(FILE *out, double v)
+{
+    char buf[40];
+    format_number(buf, sizeof buf, v);
     fputs(buf, out);
 }
 
@@ -44,13 +50,14 @@ static void put_number(FILE *out, double v)
 static void put_real(FILE *out, double v)
 {
     char buf[40];
-    snprintf(buf, sizeof buf, "%.17g", v);
-    if (isfinite(v) && !strpbrk(buf, ".eE")) {
-        put_number(out, v);
-        fputs(".0", out);
+    format_number(buf, sizeof buf, v);
+    if (!isfinite(v)) { /* a bare "nan" would read back as a string property */
+        fprintf(out, "{\"float\":%s}", buf);
         return;
     }
-    put_number(out, v);
+    fputs(buf, out);
+    if (!strpbrk(buf, ".eE"))
+        fputs(".0", out);
 }
 
 static void put_hex(FILE *out, const unsigned char *p, size_t n)
@@ -85,6 +92,39 @@ static void put_props(FILE *out, const ak_props *props)
 
 static const int channel_width[AK_CHANNELS] = { 4, 3, 3, 1 };
 
+/* The check of a key with stored bytes: FNV-1a (64 bits) over the
+ * little-endian bytes of its tick, its time and the values the dump shows
+ * (NaN as 0x7ff8000000000000, visibility as 0.0 or 1.0). A reader that
+ * computes the same over the numbers it parsed knows whether they were
+ * edited since, and so whether the stored bytes still hold. */
+static uint64_t fnv_u64(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) {
+        h ^= (v >> (8 * i)) & 0xffu;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static uint64_t double_bits(double v)
+{
+    uint64_t b;
+    if (isnan(v))
+        return 0x7ff8000000000000ull;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+static uint64_t key_check(const ak_key *key, ak_channel_kind kind)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = fnv_u64(h, (uint64_t)key->tick);
+    h = fnv_u64(h, double_bits(key->time));
+    for (int c = 0; c < channel_width[kind]; c++)
+        h = fnv_u64(h, double_bits(kind == AK_VISIBILITY ? (key->v[0] != 0 ? 1.0 : 0.0) : key->v[c]));
+    return h;
+}
+
 static void put_channel(FILE *out, const ak_channel *ch, ak_channel_kind kind, unsigned flags)
 {
     fprintf(out, ",\n     \"%s\":[", ak_channel_name(kind));
@@ -114,6 +154,15 @@ static void put_channel(FILE *out, const ak_channel *ch, ak_channel_kind kind, u
             if (k)
                 fputc(',', out);
             put_hex(out, ch->keys[k].raw ? ch->keys[k].raw : (const unsigned char *)"", ch->keys[k].raw_size);
+        }
+        /* "" where the key has no stored bytes or was edited since they were stored. */
+        fprintf(out, "],\n     \"%s_check\":[", ak_channel_name(kind));
+        for (size_t k = 0; k < ch->count; k++) {
+            const ak_key *key = &ch->keys[k];
+            if (key->raw_size && !ak_key_changed(key))
+                fprintf(out, "%s\"%016llx\"", k ? "," : "", (unsigned long long)key_check(key, kind));
+            else
+                fputs(k ? ",\"\"" : "\"\"", out);
         }
         fputs("]", out);
     }

@@ -1,0 +1,23 @@
+/* json.h - the json codec: animkit's own JSON form (schema version 1, as
+ * core/json.c writes it and README.md documents it), read and written
+ * losslessly so that a document can travel through a text editor. */
+#ifndef ANIMKIT_JSON_PLUGIN_H
+#define ANIMKIT_JSON_PLUGIN_H
+
+#include <animkit/plugin.h>
+
+/* Inputs larger than this are refused before parsing (jansson's tree takes
+ * several times the text). */
+#define JSON_MAX_INPUT ((size_t)1 << 30)
+
+const ak_codec *json_codec(void);
+
+ak_status json_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc);
+ak_status json_write(ak_job *job, const ak_doc *doc, ak_sink *out);
+
+/* The per-key check of the "*_check" arrays: FNV-1a (64 bits) over the
+ * little-endian bytes of tick, time and the `width` shown values (NaN as
+ * 0x7ff8000000000000); the same sum core/json.c writes. */
+uint64_t json_key_check(int64_t tick, double time, const double *v, int width);
+
+#endif
