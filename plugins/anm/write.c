@@ -805,11 +805,11 @@ static ak_status write_clip(wctx *w)
     w->fps = fps;
 
     w->ntr = clip->track_count;
+    if (w->ntr > UINT32_MAX)
+        return ak_fail(w->job, AK_E_UNSUPPORTED, -1, "too many tracks for BMAP");
     w->tr = calloc(w->ntr ? w->ntr : 1, sizeof *w->tr);
     if (!w->tr)
         return nomem(w);
-    if (w->ntr > UINT32_MAX)
-        return ak_fail(w->job, AK_E_UNSUPPORTED, -1, "too many tracks for BMAP");
     uint32_t max_frame = 0;
     int any = 0;
     for (size_t t = 0; t < w->ntr; t++) {
@@ -833,8 +833,10 @@ static ak_status write_clip(wctx *w)
         ak_warn(w->job, -1, "%u keys fall between frames at %g frames per second and were rounded to the nearest frame",
                 w->rounded, fps);
     if (w->merged)
-        ak_warn(w->job, -1, "%u keys fell on the same frame as another key of their channel and were dropped",
-                w->merged);
+        ak_warn(w->job, -1,
+                "%u keys fell on the same frame as another key of their channel at %g frames per second and "
+                "were dropped (a higher fps keeps them)",
+                w->merged, fps);
 
     const ak_prop *fp = ak_prop_get(cp, ANM_P_FRMS);
     const ak_prop *lp = ak_prop_get(cp, ANM_P_LAYOUT);
