@@ -440,25 +440,11 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **s
     return s;
 }
 
+/* The clip is named after the file; "anm" when there is no name. */
 static const char *clip_name_from(const char *file, char *buf, size_t size)
 {
-    if (!file || !*file)
-        return "anm";
-    const char *base = strrchr(file, '/');
-    base = base ? base + 1 : file;
-    size_t n = strlen(base);
-    const char *dot = strrchr(base, '.');
-    if (dot && dot != base)
-        n = (size_t)(dot - base);
-    if (n == 0)
-        return "anm";
-    if (n >= size)
-        n = size - 1;
-    memcpy(buf, base, n);
-    buf[n] = '\0';
-    return buf;
+    return ak_path_stem(file, buf, size) ? buf : "anm";
 }
-
 static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
 {
     ak_job *job = st->job;
