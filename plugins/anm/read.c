@@ -445,6 +445,7 @@ static const char *clip_name_from(const char *file, char *buf, size_t size)
 {
     return ak_path_stem(file, buf, size) ? buf : "anm";
 }
+
 static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
 {
     ak_job *job = st->job;
