@@ -184,7 +184,10 @@ static void report_losses(const ak_doc *doc, const ak_codec *c, const char *file
     if (nameless && (c->caps & AK_CAP_BONE_NAME) && !(c->caps & AK_CAP_BONE_HASH))
         warn_loss(report, file, c, "%zu %s have no bone name and will be written with an empty one (%s)",
                   nameless, "tracks");
-    if (doc->format[0] && strcmp(doc->format, c->name) != 0)
+    /* The json container keeps every format's data (props, stored key bytes),
+     * and a document that json itself names carries none of its own. */
+    if (doc->format[0] && strcmp(doc->format, c->name) != 0 && strcmp(c->name, "json") != 0 &&
+        strcmp(doc->format, "json") != 0)
         ak_report_emit(report, AK_WARNING, AK_OK, file, c->name, -1,
                        "data specific to the %s format (header fields, stored key bits) is not carried into %s",
                        doc->format, c->name);

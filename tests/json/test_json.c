@@ -372,6 +372,13 @@ END_TEST
 /* Hand-written JSON into every writable format                        */
 /* ------------------------------------------------------------------ */
 
+/* Counts "... is not carried into ..." warnings. */
+static void count_not_carried(void *user, const ak_message *m)
+{
+    if (strstr(m->text, "not carried"))
+        ++*(unsigned *)user;
+}
+
 static const char minimal[] =
     "{\"animkit\":1,\"clips\":[{\"name\":\"wave\",\"duration\":1.0,\"tracks\":["
     "{\"bone\":\"Root\",\"id\":0,"
@@ -435,7 +442,15 @@ START_TEST(test_handwritten)
     };
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
         size_t n;
-        unsigned char *out = ak_test_write(reg, d, targets[i].format, &n);
+        unsigned char *out;
+        /* A document json named itself has no other format's data to lose. */
+        unsigned not_carried = 0;
+        ak_report rep = { 0 };
+        rep.on_message = count_not_carried;
+        rep.user = &not_carried;
+        ak_options o = { sizeof o, targets[i].format, NULL, NULL, 0 };
+        ck_assert_int_eq(ak_write(reg, d, &o, &out, &n, &rep), AK_OK);
+        ck_assert_msg(not_carried == 0, "%s: a 'not carried' warning", targets[i].format);
         char name[32];
         snprintf(name, sizeof name, "minimal.%s", targets[i].format);
         ak_doc *back = ak_test_read(reg, out, n, name);
@@ -524,6 +539,15 @@ START_TEST(test_rich_document)
     ck_assert(json_is_real(json_object_get(props, "neg0")));
     ck_assert(json_is_integer(json_object_get(props, "i")));
     json_decref(root);
+
+    /* No "data is not carried into json" warning: json carries it all. */
+    ak_report rep = { 0 };
+    ak_options o = { sizeof o, "json", "rich.json", NULL, 0 };
+    unsigned char *again;
+    size_t again_n;
+    ck_assert_int_eq(ak_write(reg, d, &o, &again, &again_n, &rep), AK_OK);
+    ck_assert_uint_eq(rep.warnings, 0);
+    ak_buffer_free(reg, again);
 
     ak_doc *back = json_doc(reg, json, jn);
     docs_identical(d, back, "rich");
