@@ -20,4 +20,8 @@ ak_status json_write(ak_job *job, const ak_doc *doc, ak_sink *out);
  * 0x7ff8000000000000); the same sum core/json.c writes. */
 uint64_t json_key_check(int64_t tick, double time, const double *v, int width);
 
+/* The byte offset of the value at `path` ("clips[2].tracks[5].rotation[7]",
+ * "document.props.x"), or of the deepest part of it that exists. */
+int64_t json_locate(const unsigned char *bytes, size_t size, const char *path);
+
 #endif

@@ -4,7 +4,7 @@
 # exports animkit_codec(), goes into the module alone.
 noinst_LTLIBRARIES += plugins/json/libjson-impl.la
 plugins_json_libjson_impl_la_SOURCES = plugins/json/json.h plugins/json/plugin.c \
-	plugins/json/read.c plugins/json/write.c
+	plugins/json/read.c plugins/json/locate.c plugins/json/write.c
 plugins_json_libjson_impl_la_CPPFLAGS = $(AM_CPPFLAGS) $(JANSSON_CFLAGS)
 plugins_json_libjson_impl_la_LIBADD = $(JANSSON_LIBS) -lm
 plugin_LTLIBRARIES += plugins/json/json.la

@@ -3,8 +3,8 @@
  * The text is parsed whole by json_loadb (bounded by the input: jansson
  * limits nesting depth itself, and JSON has no counts to inflate); then every
  * field is looked up with its type checked. Errors name the path of the
- * offending field ("clips[2].tracks[5].rotation[7]"); syntax errors carry
- * jansson's byte offset.
+ * offending field ("clips[2].tracks[5].rotation[7]") and its byte offset
+ * (found again in the text by locate.c); syntax errors carry jansson's.
  *
  * Name strings: the dump writes name bytes outside printable ASCII as
  * \u00XX, so code points up to U+00FF become that single byte again; higher
@@ -27,6 +27,8 @@
 
 typedef struct jr {
     ak_job *job;
+    const unsigned char *text; /* the input, for error offsets */
+    size_t size;
     ak_doc *doc;
     char *buf;          /* scratch for converted strings and decoded bytes */
     size_t cap;
@@ -37,7 +39,7 @@ static const int channel_width[AK_CHANNELS] = { 4, 3, 3, 1 };
 
 static ak_status bad(jr *r, const char *where, const char *what)
 {
-    return ak_fail(r->job, AK_E_DATA, -1, "%s: %s", where, what);
+    return ak_fail(r->job, AK_E_DATA, json_locate(r->text, r->size, where), "%s: %s", where, what);
 }
 
 static int scratch(jr *r, size_t need)
@@ -147,7 +149,9 @@ static void check_fields(jr *r, json_t *obj, const char *const *known, const cha
             found = strcmp(*k, key) == 0;
         if (!found && r->unknown < MAX_UNKNOWN_WARNINGS) {
             r->unknown++;
-            ak_warn(r->job, -1, "%s: unknown field \"%.64s\" ignored%s", where, key,
+            char path[512];
+            snprintf(path, sizeof path, "%.300s.%.64s", where, key);
+            ak_warn(r->job, json_locate(r->text, r->size, path), "%s: unknown field \"%.64s\" ignored%s", where, key,
                     r->unknown == MAX_UNKNOWN_WARNINGS ? " (further unknown fields not reported)" : "");
         }
     }
@@ -482,7 +486,7 @@ static ak_status read_root(jr *r, json_t *root)
     if (!ver || !json_is_integer(ver))
         return bad(r, "animkit", "missing or not an integer: this is not an animkit JSON document");
     if (json_integer_value(ver) != 1)
-        return ak_fail(r->job, AK_E_UNSUPPORTED, -1, "schema version %lld is not supported (only 1)",
+        return ak_fail(r->job, AK_E_UNSUPPORTED, json_locate(r->text, r->size, "animkit"), "schema version %lld is not supported (only 1)",
                        (long long)json_integer_value(ver));
     check_fields(r, root, doc_fields, "document");
     const char *s = "";
@@ -520,7 +524,7 @@ ak_status json_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc
     if (!root)
         return ak_fail(job, AK_E_DATA, err.position >= 0 ? (int64_t)err.position : -1,
                        "JSON syntax: %s (line %d, column %d)", err.text, err.line, err.column);
-    jr r = { job, doc, NULL, 0, 0 };
+    jr r = { job, bytes, size, doc, NULL, 0, 0 };
     ak_status st = read_root(&r, root);
     free(r.buf);
     json_decref(root);

@@ -668,6 +668,18 @@ static void expect_data_error(ak_registry *reg, const void *text, size_t n, cons
     ck_assert_msg(st == AK_E_DATA, "%s: status %s (%s)", what, ak_status_name(st), rep.message);
     ck_assert_ptr_null(doc);
     ck_assert_msg(rep.text[0] != 0, "%s: no message", what);
+    ck_assert_msg(rep.offset >= 0 && (size_t)rep.offset <= n, "%s: offset %lld", what, (long long)rep.offset);
+}
+
+/* The error is reported at the offset of `at` in `text`. */
+static void expect_error_at(ak_registry *reg, const char *text, const char *at)
+{
+    ak_report rep;
+    ak_doc *doc = NULL;
+    ck_assert_int_eq(read_json(reg, text, strlen(text), &doc, &rep), AK_E_DATA);
+    ck_assert_ptr_nonnull(strstr(text, at));
+    ck_assert_msg(rep.offset == strstr(text, at) - text, "%s: offset %lld, want %td (%s)", text,
+                  (long long)rep.offset, strstr(text, at) - text, rep.text);
 }
 
 static unsigned char *small_corpus_json(ak_registry *reg, size_t *jn)
@@ -814,6 +826,15 @@ START_TEST(test_bad_specific)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         expect_data_error(reg, bad[i], strlen(bad[i]), bad[i]);
+
+    /* Offsets of errors found after parsing point at the field. */
+    expect_error_at(reg, "{\"animkit\":1,\"clips\":[{\"tracks\":[{\"id\":1},{\"id\":1.5}]}]}", "1.5");
+    expect_error_at(reg, "{\"animkit\":1,\"clips\":[{}, {\"tracks\":[{\"rotation\":[[0,0,0,0,1], [1,0,0,0,\"x\"]]}]}]}",
+                    "[1,0");
+    expect_error_at(reg, "{\"animkit\":1,\"clips\":[{\"name\":\"a\\\"[]\",\"props\":{\"a.b\":1,\"c\":[]}}]}", "[]}}");
+    expect_error_at(reg, "{\"animkit\":1, \"clips\":[{\"tracks\":[{\"rotation\":[[0,0,0,0,1]],"
+                         "\"rotation_raw\":[ \"0g\"]}]}]}", "\"0g");
+    expect_error_at(reg, " {\"animkit\":\"1\"}", "\"1\"");
 
     /* A newer schema is unsupported, not malformed. */
     ak_report rep;
