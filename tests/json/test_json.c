@@ -875,6 +875,102 @@ START_TEST(test_bad_specific)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Allocation failures and the memory cap                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct fail_alloc {
+    long calls, fail_at, refused, live;
+} fail_alloc;
+
+static void *fa_alloc(void *user, size_t size)
+{
+    fail_alloc *f = user;
+    if (++f->calls == f->fail_at) {
+        f->refused++;
+        return NULL;
+    }
+    void *p = malloc(size);
+    if (p)
+        f->live++;
+    return p;
+}
+
+static void *fa_realloc(void *user, void *ptr, size_t size)
+{
+    fail_alloc *f = user;
+    if (++f->calls == f->fail_at) {
+        f->refused++;
+        return NULL;
+    }
+    void *p = realloc(ptr, size);
+    if (p && !ptr)
+        f->live++;
+    return p;
+}
+
+static void fa_free(void *user, void *ptr)
+{
+    fail_alloc *f = user;
+    if (ptr)
+        f->live--;
+    free(ptr);
+}
+
+START_TEST(test_alloc_faults)
+{
+    fail_alloc fa = { 0, 0, 0, 0 };
+    ak_allocator al = { fa_alloc, fa_realloc, fa_free, &fa };
+    ak_registry_config cfg = { sizeof cfg, AK_REG_NO_PLUGINS, NULL, &al, NULL, NULL, NULL };
+    ak_registry *reg = NULL;
+    ak_report rep = { 0 };
+    ck_assert_int_eq(ak_registry_open(&cfg, &reg, &rep), AK_OK);
+    ck_assert_int_eq(ak_registry_add_codec(reg, json_codec(), 0, &rep), AK_OK);
+    ak_doc *d = rich_doc();
+    unsigned char *json;
+    size_t jn;
+    ak_options o = { sizeof o, "json", "t.json", NULL, 0 };
+    ck_assert_int_eq(ak_write(reg, d, &o, &json, &jn, &rep), AK_OK);
+    long base = fa.live;
+    fa.calls = 0;
+    ak_doc *doc = NULL;
+    ck_assert_int_eq(ak_read(reg, json, jn, &o, &doc, &rep), AK_OK);
+    long needed = fa.calls;
+    ck_assert_int_gt(needed, 10);
+    ak_doc_free(doc);
+    ck_assert_int_eq(fa.live, base);
+    for (long n = 1; n <= needed; n++) {
+        fa.calls = fa.refused = 0;
+        fa.fail_at = n;
+        memset(&rep, 0, sizeof rep);
+        doc = NULL;
+        ak_status st = ak_read(reg, json, jn, &o, &doc, &rep);
+        ck_assert_msg(fa.refused == 0 || st == AK_E_NOMEM, "allocation %ld refused: %s", n, ak_status_name(st));
+        ck_assert(st == AK_OK ? doc != NULL : doc == NULL);
+        ak_doc_free(doc);
+        ck_assert_msg(fa.live == base, "allocation %ld refused: %ld blocks leaked", n, fa.live - base);
+        /* The write: the sink's buffer. */
+        fa.calls = fa.refused = 0;
+        unsigned char *out = NULL;
+        size_t on;
+        st = ak_write(reg, d, &o, &out, &on, &rep);
+        ck_assert(fa.refused == 0 ? st == AK_OK : st == AK_E_NOMEM);
+        ak_buffer_free(reg, out);
+        ck_assert_int_eq(fa.live, base);
+    }
+    fa.fail_at = 0;
+    /* A memory cap below what the document needs: a clean limit error. */
+    ak_options small = { sizeof small, "json", "t.json", NULL, 4096 };
+    memset(&rep, 0, sizeof rep);
+    ck_assert_int_eq(ak_read(reg, json, jn, &small, &doc, &rep), AK_E_LIMIT);
+    ck_assert_ptr_null(doc);
+    ak_buffer_free(reg, json);
+    ak_doc_free(d);
+    ak_registry_free(reg);
+    ck_assert_int_eq(fa.live, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("json");
@@ -887,6 +983,7 @@ int main(void)
     tcase_add_test(tc, test_bad_specific);
     tcase_add_test(tc, test_bad_types);
     tcase_add_test(tc, test_bad_truncated);
+    tcase_add_test(tc, test_alloc_faults);
     tcase_add_test(tc, test_edit_ifp);
     tcase_add_test(tc, test_edit_ifp_float);
     tcase_add_test(tc, test_edit_anm);
