@@ -115,10 +115,25 @@ static int same_double(double a, double b)
     return (isnan(a) && isnan(b)) || (a == b && signbit(a) == signbit(b));
 }
 
+static void props_identical(const ak_props *a, const ak_props *b, const char *what)
+{
+    ck_assert_msg(a->count == b->count, "%s: %zu props, then %zu", what, a->count, b->count);
+    for (size_t i = 0; i < a->count; i++) { /* same order, types and values */
+        const ak_prop *pa = &a->items[i], *pb = &b->items[i];
+        ck_assert_str_eq(pa->key, pb->key);
+        ck_assert_msg(pa->type == pb->type, "%s: prop %s type %d, then %d", what, pa->key, pa->type, pb->type);
+        ck_assert_int_eq(pa->i, pb->i);
+        ck_assert_msg(same_double(pa->f, pb->f), "%s: prop %s", what, pa->key);
+        ck_assert_uint_eq(pa->size, pb->size);
+        ck_assert(pa->size == 0 || memcmp(pa->data, pb->data, pa->size) == 0);
+    }
+}
+
 /* Every field of the model, compared exactly (NaN = NaN). */
 static void docs_identical(const ak_doc *a, const ak_doc *b, const char *what)
 {
     stats_equal(a, b, what);
+    props_identical(&a->props, &b->props, what);
     ck_assert_str_eq(a->format, b->format);
     ck_assert_str_eq(a->variant, b->variant);
     for (size_t i = 0; i < a->clip_count; i++) {
@@ -126,7 +141,15 @@ static void docs_identical(const ak_doc *a, const ak_doc *b, const char *what)
         ck_assert_str_eq(ca->name, cb->name);
         ck_assert_msg(same_double(ca->duration, cb->duration) && same_double(ca->tick_rate, cb->tick_rate),
                       "%s: clip %zu times differ", what, i);
-        ck_assert_uint_eq(ca->props.count, cb->props.count);
+        ck_assert(same_double(ca->frame_rate, cb->frame_rate));
+        props_identical(&ca->props, &cb->props, what);
+        ck_assert_uint_eq(ca->event_count, cb->event_count);
+        for (size_t e = 0; e < ca->event_count; e++) {
+            ck_assert(same_double(ca->events[e].time, cb->events[e].time));
+            ck_assert_str_eq(ca->events[e].type, cb->events[e].type);
+            ck_assert_str_eq(ca->events[e].info, cb->events[e].info);
+            props_identical(&ca->events[e].props, &cb->events[e].props, what);
+        }
         for (size_t t = 0; t < ca->track_count; t++) {
             const ak_track *ta = ca->tracks[t], *tb = cb->tracks[t];
             ck_assert_str_eq(ta->bone, tb->bone);
@@ -134,7 +157,8 @@ static void docs_identical(const ak_doc *a, const ak_doc *b, const char *what)
             ck_assert_int_eq(ta->bone_id, tb->bone_id);
             ck_assert_int_eq(ta->has_bone_hash, tb->has_bone_hash);
             ck_assert_uint_eq(ta->bone_hash, tb->bone_hash);
-            ck_assert_uint_eq(ta->props.count, tb->props.count);
+            ck_assert(same_double(ta->weight, tb->weight));
+            props_identical(&ta->props, &tb->props, what);
             for (int c = 0; c < AK_CHANNELS; c++)
                 for (size_t k = 0; k < ta->channel[c].count; k++) {
                     const ak_key *ka = &ta->channel[c].keys[k], *kb = &tb->channel[c].keys[k];
@@ -364,6 +388,8 @@ static void edit_trip(const char *rel, const char *format, int comp, int exact_v
 START_TEST(test_edit_ifp) { edit_trip("ifp/walking_cuffed.ifp", "ifp", 0, 1); }
 END_TEST
 START_TEST(test_edit_ifp_float) { edit_trip("ifp/weapc.ifp", "ifp", 0, 1); }
+END_TEST
+START_TEST(test_edit_ani) { edit_trip("ani/lights_camera_action_100fps_w_music.ani", "ani", 1, 0); }
 END_TEST
 START_TEST(test_edit_anm) { edit_trip("anm/frm2_64bones_hmmwv_body_r.anm", "anm", 1, 0); }
 END_TEST
@@ -986,6 +1012,7 @@ int main(void)
     tcase_add_test(tc, test_alloc_faults);
     tcase_add_test(tc, test_edit_ifp);
     tcase_add_test(tc, test_edit_ifp_float);
+    tcase_add_test(tc, test_edit_ani);
     tcase_add_test(tc, test_edit_anm);
     tcase_add_test(tc, test_corpus_ifp);
     tcase_add_test(tc, test_corpus_ani);
