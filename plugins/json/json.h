@@ -8,7 +8,7 @@
 
 /* Inputs larger than this are refused before parsing (jansson's tree takes
  * several times the text). */
-#define JSON_MAX_INPUT ((size_t)1 << 30)
+#define JSON_MAX_INPUT ((size_t)256 << 20)
 
 const ak_codec *json_codec(void);
 
