@@ -86,6 +86,23 @@ mv "$out/gen/fuzz_codecs.h.new" "$out/gen/fuzz_codecs.h"
 
 inih_cflags=$(pkg-config --cflags inih 2>/dev/null)
 inih_libs=$(pkg-config --libs inih 2>/dev/null || echo -linih)
+# Libraries a plugin's impl library links as $(FOO_LIBS) in its local.mk:
+# the pkg-config package foo (e.g. JANSSON -> jansson).
+impl_libs() {
+    sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' "$src/plugins/$1/local.mk" |
+        awk -v v="plugins_${1}_lib${1}_impl_la_LIBADD" '$1 == v { for (i = 3; i <= NF; i++) print $i }' |
+        sed -n 's/^\$(\([A-Z0-9_]*\)_LIBS)$/\1/p' | tr 'A-Z' 'a-z' | sort -u
+}
+for p in "${plugins[@]}"; do
+    for pkg in $(impl_libs "$p"); do
+        if ! pkg-config --exists "$pkg"; then
+            echo "fuzz: plugin $p needs the pkg-config package $pkg, which is missing" >&2
+            exit 2
+        fi
+        inih_cflags="$inih_cflags $(pkg-config --cflags "$pkg")"
+        inih_libs="$inih_libs $(pkg-config --libs "$pkg")"
+    done
+done
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 cflags="-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Wno-unused-parameter
     -I$out/gen -I$src/core $inih_cflags $san -fsanitize=fuzzer-no-link

@@ -17,6 +17,9 @@
 #ifdef AK_HAVE_MAB
 #include "../../plugins/mab/mab.h"
 #endif
+#ifdef AK_HAVE_JSON
+#include "../../plugins/json/json.h"
+#endif
 
 /* ---- allocator ------------------------------------------------------------ */
 
@@ -354,7 +357,7 @@ unsigned char *rb_tst_build(unsigned clips, unsigned tracks, unsigned keys, size
 
 const rb_plugin *rb_plugins(size_t *n)
 {
-    static rb_plugin list[4];
+    static rb_plugin list[8];
     size_t count = 0;
 #ifdef AK_HAVE_IFP
     list[count++] = (rb_plugin){ "ifp", ifp_codec(), { "ifp/walking_cuffed.ifp", "ifp/weapc.ifp", NULL } };
@@ -369,6 +372,9 @@ const rb_plugin *rb_plugins(size_t *n)
 #endif
 #ifdef AK_HAVE_MAB
     list[count++] = (rb_plugin){ "mab", mab_codec(), { "mab/wdl_trained-idle_mplyr_000f_norm_nowep.mab", NULL } };
+#endif
+#ifdef AK_HAVE_JSON
+    list[count++] = (rb_plugin){ "json", json_codec(), { NULL } };
 #endif
     *n = count;
     return list;
