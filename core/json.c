@@ -155,11 +155,12 @@ static void put_channel(FILE *out, const ak_channel *ch, ak_channel_kind kind, u
                 fputc(',', out);
             put_hex(out, ch->keys[k].raw ? ch->keys[k].raw : (const unsigned char *)"", ch->keys[k].raw_size);
         }
-        /* "" where the key has no stored bytes or was edited since they were stored. */
+        /* "" where the key has no stored bytes or was edited since they were
+         * stored. (A key may have had zero bytes stored, and count as unchanged.) */
         fprintf(out, "],\n     \"%s_check\":[", ak_channel_name(kind));
         for (size_t k = 0; k < ch->count; k++) {
             const ak_key *key = &ch->keys[k];
-            if (key->raw_size && !ak_key_changed(key))
+            if (!ak_key_changed(key))
                 fprintf(out, "%s\"%016llx\"", k ? "," : "", (unsigned long long)key_check(key, kind));
             else
                 fputs(k ? ",\"\"" : "\"\"", out);

@@ -334,10 +334,8 @@ static ak_status read_channel(jr *r, json_t *t, ak_track *track, ak_channel_kind
         size_t size;
         if ((st = hex_bytes(r, rs, rw, &size)) != AK_OK)
             return st;
-        if (!size)
-            continue; /* no stored bytes: the key stays "changed" */
         int same = 0;
-        if (cs) {
+        if (cs && json_string_length(cs)) {
             double shown[4];
             for (int c = 0; c < width; c++)
                 shown[c] = kind == AK_VISIBILITY ? (key->v[0] != 0 ? 1.0 : 0.0) : key->v[c];
@@ -346,8 +344,11 @@ static ak_status read_channel(jr *r, json_t *t, ak_track *track, ak_channel_kind
                      (unsigned long long)json_key_check(key->tick, key->time, shown, width));
             same = strcmp(json_string_value(cs), want) == 0;
         }
+        if (!size && !same)
+            continue; /* no stored bytes: the key stays "changed" */
         /* Edited (or unchecked) keys keep their bytes but count as changed:
-         * the bytes are attached while the tick is off by one. */
+         * the bytes are attached while the tick is off by one. An unchanged
+         * key with "" had zero bytes stored (anm marks derived keys so). */
         int64_t tick = key->tick;
         if (!same)
             key->tick = tick ^ 1;

@@ -539,6 +539,10 @@ static ak_doc *rich_doc(void)
     p->v[2] = 1e-300;
     ak_key *s = ak_key_add(t, AK_SCALE);
     s->v[0] = s->v[1] = s->v[2] = 1;
+    /* Zero bytes stored (anm does this for scale derived from a matrix):
+     * unchanged, and must stay so through JSON. */
+    ck_assert_int_eq(ak_key_set_raw(t, s, NULL, 0), AK_OK);
+    ck_assert_int_eq(ak_key_changed(s), 0);
     ak_key *vk = ak_key_add(t, AK_VISIBILITY);
     vk->v[0] = 1;
     ck_assert_int_eq(ak_key_set_raw(t, vk, "\x01", 1), AK_OK);
@@ -601,6 +605,7 @@ START_TEST(test_rich_document)
     ck_assert_int_eq(ak_key_changed(&rot->keys[2]), 1); /* stays edited */
     ck_assert_uint_eq(rot->keys[2].raw_size, 4);
     ck_assert_int_eq(ak_key_changed(&back->clips[0]->tracks[0]->channel[AK_TRANSLATION].keys[0]), 1);
+    ck_assert_int_eq(ak_key_changed(&back->clips[0]->tracks[0]->channel[AK_SCALE].keys[0]), 0);
 
     size_t jn2;
     unsigned char *json2 = to_json(reg, back, &jn2);
