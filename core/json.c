@@ -195,11 +195,11 @@ static void put_clip(FILE *out, const ak_clip *clip, unsigned flags)
     put_string(out, clip->name);
     fputs(",\"duration\":", out);
     put_number(out, clip->duration);
-    if (clip->frame_rate > 0) {
+    if (clip->frame_rate != 0) { /* also negative or NaN, as read from a file */
         fputs(",\"frame_rate\":", out);
         put_number(out, clip->frame_rate);
     }
-    if (clip->tick_rate > 0) {
+    if (clip->tick_rate != 0) {
         fputs(",\"tick_rate\":", out);
         put_number(out, clip->tick_rate);
     }

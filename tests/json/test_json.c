@@ -546,6 +546,9 @@ static ak_doc *rich_doc(void)
     ak_key *vk = ak_key_add(t, AK_VISIBILITY);
     vk->v[0] = 1;
     ck_assert_int_eq(ak_key_set_raw(t, vk, "\x01", 1), AK_OK);
+    ak_clip *odd = ak_clip_add(d, "odd rates"); /* as a damaged file may give them */
+    odd->frame_rate = -24;
+    odd->tick_rate = NAN;
     ak_event *e = ak_event_add(c, 0.5, "sound", odd_name);
     ck_assert_ptr_nonnull(e);
     ck_assert_int_eq(ak_prop_set_float(d, &e->props, "vol", 0.5), AK_OK);
