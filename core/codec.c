@@ -153,6 +153,36 @@ static void warn_loss(ak_report *report, const char *file, const ak_codec *c, co
     ak_report_emit(report, AK_WARNING, AK_OK, file, c->name, -1, fmt, n, what, c->name);
 }
 
+static int props_or_raw(const ak_props *props, const ak_track *t)
+{
+    if (props->count)
+        return 1;
+    for (int c = 0; t && c < AK_CHANNELS; c++)
+        for (size_t k = 0; k < t->channel[c].count; k++)
+            if (t->channel[c].keys[k].raw_size)
+                return 1;
+    return 0;
+}
+
+/* Whether the document holds anything only its own format understands. */
+static int has_format_data(const ak_doc *doc)
+{
+    if (props_or_raw(&doc->props, NULL))
+        return 1;
+    for (size_t i = 0; i < doc->clip_count; i++) {
+        const ak_clip *clip = doc->clips[i];
+        if (props_or_raw(&clip->props, NULL))
+            return 1;
+        for (size_t t = 0; t < clip->track_count; t++)
+            if (props_or_raw(&clip->tracks[t]->props, clip->tracks[t]))
+                return 1;
+        for (size_t e = 0; e < clip->event_count; e++)
+            if (props_or_raw(&clip->events[e].props, NULL))
+                return 1;
+    }
+    return 0;
+}
+
 /* Everything the target codec's caps say it cannot hold. */
 static void report_losses(const ak_doc *doc, const ak_codec *c, const char *file, ak_report *report)
 {
@@ -184,10 +214,8 @@ static void report_losses(const ak_doc *doc, const ak_codec *c, const char *file
     if (nameless && (c->caps & AK_CAP_BONE_NAME) && !(c->caps & AK_CAP_BONE_HASH))
         warn_loss(report, file, c, "%zu %s have no bone name and will be written with an empty one (%s)",
                   nameless, "tracks");
-    /* The json container keeps every format's data (props, stored key bytes),
-     * and a document that json itself names carries none of its own. */
-    if (doc->format[0] && strcmp(doc->format, c->name) != 0 && strcmp(c->name, "json") != 0 &&
-        strcmp(doc->format, "json") != 0)
+    if (doc->format[0] && strcmp(doc->format, c->name) != 0 && !(c->caps & AK_CAP_ANY_FORMAT) &&
+        has_format_data(doc))
         ak_report_emit(report, AK_WARNING, AK_OK, file, c->name, -1,
                        "data specific to the %s format (header fields, stored key bits) is not carried into %s",
                        doc->format, c->name);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { KEY_HAS_RAW = 1 };
+enum { KEY_HAS_RAW = 1, KEY_TOUCHED = 2 };
 
 static void *std_alloc(void *user, size_t size) { (void)user; return malloc(size); }
 static void *std_realloc(void *user, void *ptr, size_t size) { (void)user; return realloc(ptr, size); }
@@ -397,16 +397,47 @@ ak_status ak_key_set_raw(ak_track *track, ak_key *key, const void *raw, size_t s
     }
     key->raw = copy;
     key->raw_size = (uint32_t)size;
-    key->flags_ |= KEY_HAS_RAW;
+    key->flags_ = (key->flags_ | KEY_HAS_RAW) & ~(uint32_t)KEY_TOUCHED;
     key->fingerprint_ = key_fingerprint(key);
     return AK_OK;
 }
 
 int ak_key_changed(const ak_key *key)
 {
-    if (!(key->flags_ & KEY_HAS_RAW))
+    if (!(key->flags_ & KEY_HAS_RAW) || (key->flags_ & KEY_TOUCHED))
         return 1;
     return key->fingerprint_ != key_fingerprint(key);
+}
+
+void ak_key_touch(ak_key *key) { key->flags_ |= KEY_TOUCHED; }
+
+static uint64_t fnv_u64(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) {
+        h ^= (v >> (8 * i)) & 0xffu;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static uint64_t digest_bits(double v)
+{
+    uint64_t b;
+    if (v != v)
+        return 0x7ff8000000000000ull; /* text forms cannot tell NaN payloads apart */
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+uint64_t ak_key_digest(const ak_key *key, ak_channel_kind kind)
+{
+    static const int width[AK_CHANNELS] = { 4, 3, 3, 1 };
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = fnv_u64(h, (uint64_t)key->tick);
+    h = fnv_u64(h, digest_bits(key->time));
+    for (int c = 0; (unsigned)kind < AK_CHANNELS && c < width[kind]; c++)
+        h = fnv_u64(h, digest_bits(kind == AK_VISIBILITY ? (key->v[0] != 0 ? 1.0 : 0.0) : key->v[c]));
+    return h;
 }
 
 ak_event *ak_event_add(ak_clip *clip, double time, const char *type, const char *info)

@@ -92,39 +92,6 @@ static void put_props(FILE *out, const ak_props *props)
 
 static const int channel_width[AK_CHANNELS] = { 4, 3, 3, 1 };
 
-/* The check of a key with stored bytes: FNV-1a (64 bits) over the
- * little-endian bytes of its tick, its time and the values the dump shows
- * (NaN as 0x7ff8000000000000, visibility as 0.0 or 1.0). A reader that
- * computes the same over the numbers it parsed knows whether they were
- * edited since, and so whether the stored bytes still hold. */
-static uint64_t fnv_u64(uint64_t h, uint64_t v)
-{
-    for (int i = 0; i < 8; i++) {
-        h ^= (v >> (8 * i)) & 0xffu;
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
-static uint64_t double_bits(double v)
-{
-    uint64_t b;
-    if (isnan(v))
-        return 0x7ff8000000000000ull;
-    memcpy(&b, &v, sizeof b);
-    return b;
-}
-
-static uint64_t key_check(const ak_key *key, ak_channel_kind kind)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    h = fnv_u64(h, (uint64_t)key->tick);
-    h = fnv_u64(h, double_bits(key->time));
-    for (int c = 0; c < channel_width[kind]; c++)
-        h = fnv_u64(h, double_bits(kind == AK_VISIBILITY ? (key->v[0] != 0 ? 1.0 : 0.0) : key->v[c]));
-    return h;
-}
-
 static void put_channel(FILE *out, const ak_channel *ch, ak_channel_kind kind, unsigned flags)
 {
     fprintf(out, ",\n     \"%s\":[", ak_channel_name(kind));
@@ -161,7 +128,7 @@ static void put_channel(FILE *out, const ak_channel *ch, ak_channel_kind kind, u
         for (size_t k = 0; k < ch->count; k++) {
             const ak_key *key = &ch->keys[k];
             if (!ak_key_changed(key))
-                fprintf(out, "%s\"%016llx\"", k ? "," : "", (unsigned long long)key_check(key, kind));
+                fprintf(out, "%s\"%016llx\"", k ? "," : "", (unsigned long long)ak_key_digest(key, kind));
             else
                 fputs(k ? ",\"\"" : "\"\"", out);
         }

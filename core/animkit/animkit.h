@@ -245,6 +245,15 @@ AK_API ak_status ak_key_set_raw(ak_track *track, ak_key *key, const void *raw, s
 /* 1 if time, tick or v differ from when ak_key_set_raw was called, or if
  * the key has no raw bytes; 0 if it is untouched. */
 AK_API int ak_key_changed(const ak_key *key);
+/* Marks a key as edited: writers re-encode it although it keeps its stored
+ * bytes (for readers of text forms that find a value was edited). Cleared
+ * by the next ak_key_set_raw. */
+AK_API void ak_key_touch(ak_key *key);
+/* A 64-bit digest (FNV-1a) of the key's tick, time and the values that
+ * `kind` uses (visibility as 0 or 1, every NaN alike). A text form records
+ * it beside a key's stored bytes; a reader that computes the same over the
+ * numbers it parsed knows whether they were edited in between. */
+AK_API uint64_t ak_key_digest(const ak_key *key, ak_channel_kind kind);
 
 AK_API ak_event *ak_event_add(ak_clip *clip, double time, const char *type, const char *info);
 

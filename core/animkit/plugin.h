@@ -54,6 +54,8 @@ typedef enum ak_caps {
     AK_CAP_BONE_HASH = 1 << 6,
     AK_CAP_WEIGHT = 1 << 7,      /* per-track blend weight */
     AK_CAP_BONE_NAME = 1 << 8,   /* bones are stored by name */
+    AK_CAP_ANY_FORMAT = 1 << 9,  /* keeps every format's own data (props, stored
+                                    key bytes) losslessly, as JSON does */
     AK_CAPS_MAX_ = INT32_MAX
 } ak_caps;
 

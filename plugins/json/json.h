@@ -15,11 +15,6 @@ const ak_codec *json_codec(void);
 ak_status json_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc);
 ak_status json_write(ak_job *job, const ak_doc *doc, ak_sink *out);
 
-/* The per-key check of the "*_check" arrays: FNV-1a (64 bits) over the
- * little-endian bytes of tick, time and the `width` shown values (NaN as
- * 0x7ff8000000000000); the same sum core/json.c writes. */
-uint64_t json_key_check(int64_t tick, double time, const double *v, int width);
-
 /* The byte offset of the value at `path` ("clips[2].tracks[5].rotation[7]",
  * "document.props.x"), or of the deepest part of it that exists. */
 int64_t json_locate(const unsigned char *bytes, size_t size, const char *path);

@@ -336,26 +336,20 @@ static ak_status read_channel(jr *r, json_t *t, ak_track *track, ak_channel_kind
             return st;
         int same = 0;
         if (cs && json_string_length(cs)) {
-            double shown[4];
-            for (int c = 0; c < width; c++)
-                shown[c] = kind == AK_VISIBILITY ? (key->v[0] != 0 ? 1.0 : 0.0) : key->v[c];
             char want[20];
-            snprintf(want, sizeof want, "%016llx",
-                     (unsigned long long)json_key_check(key->tick, key->time, shown, width));
+            snprintf(want, sizeof want, "%016llx", (unsigned long long)ak_key_digest(key, kind));
             same = strcmp(json_string_value(cs), want) == 0;
         }
         if (!size && !same)
             continue; /* no stored bytes: the key stays "changed" */
-        /* Edited (or unchecked) keys keep their bytes but count as changed:
-         * the bytes are attached while the tick is off by one. An unchanged
-         * key with "" had zero bytes stored (anm marks derived keys so). */
-        int64_t tick = key->tick;
-        if (!same)
-            key->tick = tick ^ 1;
+        /* Edited (or unchecked) keys keep their bytes but count as changed.
+         * An unchanged key with "" had zero bytes stored (anm marks derived
+         * keys so). */
         st = ak_key_set_raw(track, key, r->buf, size);
-        key->tick = tick;
         if (st != AK_OK)
             return ak_job_failed(r->job) ? st : ak_fail(r->job, st, -1, "%s: out of memory", rw);
+        if (!same)
+            ak_key_touch(key);
     }
     return AK_OK;
 }

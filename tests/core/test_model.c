@@ -2,6 +2,8 @@
  * validation, JSON, CRC-32 and the per-read memory cap. */
 #include "testutil.h"
 
+#include <animkit/plugin.h>
+
 #include <math.h>
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -103,6 +105,37 @@ START_TEST(key_fingerprint_tracks_edits)
     k->tick = 30;
     k->time = 0.5000001;
     ck_assert_int_eq(ak_key_changed(k), 1);
+    ak_doc_free(doc);
+}
+END_TEST
+
+START_TEST(touch_and_digest)
+{
+    ak_doc *doc = ak_doc_new();
+    ak_track *t = ak_track_add(ak_clip_add(doc, "c"), "b");
+    ak_key *k = ak_key_add(t, AK_VISIBILITY);
+    k->v[0] = 1;
+    unsigned char raw = 8;
+    ak_key_set_raw(t, k, &raw, 1);
+    ck_assert_int_eq(ak_key_changed(k), 0);
+    ak_key_touch(k);
+    ck_assert_int_eq(ak_key_changed(k), 1);
+    ak_key_set_raw(t, k, &raw, 1); /* fresh stored state */
+    ck_assert_int_eq(ak_key_changed(k), 0);
+    uint64_t d = ak_key_digest(k, AK_VISIBILITY);
+    k->v[0] = 5; /* shown as 1, like before */
+    ck_assert_uint_eq(ak_key_digest(k, AK_VISIBILITY), d);
+    k->v[1] = 7; /* not a visibility value */
+    ck_assert_uint_eq(ak_key_digest(k, AK_VISIBILITY), d);
+    k->tick = 1;
+    ck_assert_uint_ne(ak_key_digest(k, AK_VISIBILITY), d);
+    ak_key *r = ak_key_add(t, AK_ROTATION);
+    r->v[0] = ak_bits_f32(0x7FC00001u); /* NaN payloads digest alike */
+    uint64_t dn = ak_key_digest(r, AK_ROTATION);
+    r->v[0] = NAN;
+    ck_assert_uint_eq(ak_key_digest(r, AK_ROTATION), dn);
+    r->v[3] = 0.5;
+    ck_assert_uint_ne(ak_key_digest(r, AK_ROTATION), dn);
     ak_doc_free(doc);
 }
 END_TEST
@@ -415,6 +448,7 @@ int main(void)
     tcase_add_test(tc, many_clips_grow_and_shrink);
     tcase_add_test(tc, track_defaults_and_copies);
     tcase_add_test(tc, key_fingerprint_tracks_edits);
+    tcase_add_test(tc, touch_and_digest);
     tcase_add_test(tc, props_replace_and_keep_bytes);
     tcase_add_test(tc, clone_is_deep);
     tcase_add_test(tc, stats_count_everything);

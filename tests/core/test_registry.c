@@ -253,6 +253,18 @@ START_TEST(write_reports_losses_and_picks_by_extension)
     ak_key_add(t, AK_TRANSLATION);
     ak_key_add(t, AK_TRANSLATION);
     ak_event_add(clip, 0, "a", "b");
+    /* Without data of its own format nothing format-specific is lost. */
+    warned w0 = { "" };
+    ak_report rep0 = { 0 };
+    rep0.on_message = collect;
+    rep0.user = &w0;
+    ak_options o0 = { sizeof o0, "akm", NULL, NULL, 0 };
+    unsigned char *b0;
+    size_t n0;
+    ck_assert_int_eq(ak_write(reg, doc, &o0, &b0, &n0, &rep0), AK_OK);
+    ck_assert_ptr_null(strstr(w0.all, "specific to the ifp format"));
+    ak_buffer_free(reg, b0);
+    ak_prop_set_int(doc, &clip->props, "ifp.flags", 1);
     warned w = { "" };
     ak_report rep = { 0 };
     rep.on_message = collect;
