@@ -66,9 +66,8 @@ int ak_need_array(ak_reader *r, uint64_t count, size_t min_size, const char *wha
     if (count > left / min_size) {
         if (r->job)
             ak_fail(r->job, AK_E_DATA, (int64_t)r->pos,
-                    "count of %s is %llu, but %llu elements of %zu bytes cannot fit in the %llu bytes left",
-                    what ? what : "elements", (unsigned long long)count,
-                    (unsigned long long)count, min_size, (unsigned long long)left);
+                    "count of %s is %llu, but at %zu bytes each they cannot fit in the %llu bytes left",
+                    what ? what : "elements", (unsigned long long)count, min_size, (unsigned long long)left);
         r->failed = 1;
         return 0;
     }
