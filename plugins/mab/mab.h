@@ -18,12 +18,17 @@
  * flag bytes are track props; each key keeps its stored integers.
  *
  * Readings the sheet leaves open, taken here and reported when they matter:
- *  - WDL/WD1 joint translations use compression entry dataCounts[1] + k for
- *    the k-th animated-translation bone (S1: entry 1), and are only kept
- *    when every chunk ends exactly on its table boundary, else a warning;
+ *  - WDL/WD2/WD1/FC5 joint translations (flag 0x40) use compression entry
+ *    dataCounts[1] + k for the k-th animated-translation bone (S1: entry
+ *    1; or entry k when dataCounts[6] equals their count alone), and are
+ *    only kept when every chunk ends exactly on its table boundary, else a
+ *    warning; one shared decoder (read_d.c, joint_translations);
+ *  - FC5 translations: stream at ad + offsets[6], entries at ad +
+ *    offsets[0] (sheet 3.3), their counts at the WDL dataCounts indices
+ *    [1], [5], [6] (the sheet confirms only [4] for FC5);
  *  - FC4's pointers at 0x28/0x2C are taken relative to 0x18 like its
- *    offsets; FC4/FC5 translations and constant translations everywhere
- *    are not decoded (warning, raw bytes kept);
+ *    offsets; FC4 translations and constant translations everywhere are
+ *    not decoded (warning, raw bytes kept);
  *  - FC2's last keyed group ends with its section (sheet 11.15).
  */
 #ifndef ANIMKIT_MAB_H

@@ -234,7 +234,14 @@ static ak_status header_fc5(mab_ctx *c, dlayout *L)
     L->const_off = off[3];
     L->rot_off = off[5];
     L->tr_off = off[6];
-    L->tr_decode = 0;
+    /* Translation compression entries start at offsets[0] (sheet 3.3);
+     * their counts are read at the WDL dataCounts indices, which the sheet
+     * confirms for [4] only. */
+    L->table_off = off[0];
+    L->table_first = ak_load_u16(b + ad + 0x22 + 2 * 1);
+    L->dc_anim_tr = ak_load_u16(b + ad + 0x22 + 2 * 5);
+    L->table_count = ak_load_u16(b + ad + 0x22 + 2 * 6);
+    L->tr_decode = 1;
     ak_props *p = &c->doc->props;
     if (!mab_prop_int(c, p, "block_offset", (int64_t)tag) || !mab_prop_int(c, p, "blocks", (int64_t)blocks) ||
         !mab_prop_int(c, p, "anim_flags", b[tag + 3]) ||
@@ -531,6 +538,68 @@ static ak_status decode_stream(mab_ctx *c, const dlayout *L, size_t off, const s
     return run_stream(c, L, &t, sj, tracks, 1, &slack, &bad);
 }
 
+/* Animated joint translations (sheet 8), shared by every layout that
+ * locates them (WD1, WD2, WDL: offsets[7] and entries at offsets[1];
+ * FC5: offsets[6] and entries at offsets[0]). `tbones` lists the natr
+ * bones with flag 0x40 in ascending order; `tbits` and `tscale` (natr
+ * each) receive their compression entries. Anything the entry rule or the
+ * chunk boundaries do not confirm is left undecoded with a warning; the
+ * bytes stay in the section props either way. */
+static ak_status joint_translations(mab_ctx *c, const dlayout *L, ak_track **tracks, const size_t *tbones,
+                                    size_t natr, unsigned *tbits, double *tscale)
+{
+    const char *why = "the fact sheet does not say how";
+    int ok = L->tr_decode && L->tr_off && L->keys;
+    if (ok && L->dc_anim_tr >= 0 && (size_t)L->dc_anim_tr != natr) {
+        ok = 0;
+        why = "the header's animated-translation count differs from the flags";
+    }
+    size_t first = 0;
+    if (ok) {
+        /* Entry rule (unconfirmed by the sheet): the entries list the
+         * displacement translations, then the animated ones. */
+        if (L->table_count == L->table_first + natr)
+            first = L->table_first;
+        else if (L->table_count == natr)
+            first = 0;
+        else {
+            ok = 0;
+            why = "the compression entry count fits no entry-to-bone rule";
+        }
+    }
+    if (ok) {
+        ak_reader tr;
+        ak_reader_init(&tr, c->job, c->bytes, span_end(c, L, L->table_off));
+        tr.pos = L->table_off;
+        if (!ak_need_array(&tr, L->table_count, 4, "translation compression entries"))
+            return AK_E_DATA;
+        for (size_t i = 0; i < natr && ok; i++) {
+            uint32_t e = ak_load_u32(c->bytes + L->table_off + 4 * (first + i));
+            tbits[i] = e & 0xFF;
+            tscale[i] = (double)(e >> 8) * 0.00029802325;
+            if (tbits[i] > 16) {
+                ak_warn(c->job, (int64_t)(L->table_off + 4 * (first + i)),
+                        "translation compression entry gives %u bits (more than 16)", tbits[i]);
+                ok = 0;
+                why = "a compression entry is out of range";
+            }
+        }
+    }
+    for (size_t i = 0; i < natr && ok; i++)
+        if (!mab_prop_int(c, &tracks[tbones[i]]->props, "translation_entry", (int64_t)(first + i)) ||
+            !mab_prop_int(c, &tracks[tbones[i]]->props, "translation_bits", tbits[i]) ||
+            !mab_prop_float(c, &tracks[tbones[i]]->props, "translation_scale", tscale[i]))
+            return AK_E_NOMEM;
+    if (ok) {
+        stream_job sj = { "joint translations", 1, natr, tbones, tbits, tscale, 3 + 48 };
+        return decode_stream(c, L, L->tr_off, &sj, tracks, 0);
+    }
+    ak_warn(c->job, (int64_t)(L->tr_off ? L->tr_off : L->flag_off),
+            "%zu animated joint translations are not decoded for %s (%s); their section is kept as raw bytes",
+            natr, L->variant, why);
+    return AK_OK;
+}
+
 /* ---- the common body --------------------------------------------------- */
 
 static ak_status keep_spans(mab_ctx *c, const dlayout *L, size_t nconst)
@@ -709,59 +778,11 @@ static ak_status body(mab_ctx *c, dlayout *L)
             goto done;
     }
 
-    /* Joint translations: where the layout tells how (WD1/WDL). */
+    /* Joint translations: where the layout tells how (WD1/WD2/WDL/FC5). */
     if (natr) {
-        int ok = L->tr_decode && L->tr_off && L->keys;
-        if (ok && L->dc_anim_tr >= 0 && (size_t)L->dc_anim_tr != natr)
-            ok = 0;
-        size_t first = 0;
-        if (ok) {
-            /* Entry rule (unconfirmed by the sheet): the entries list the
-             * displacement translations, then the animated ones. */
-            if (L->table_count == L->table_first + natr)
-                first = L->table_first;
-            else if (L->table_count == natr)
-                first = 0;
-            else
-                ok = 0;
-        }
-        if (ok) {
-            ak_reader tr;
-            ak_reader_init(&tr, c->job, c->bytes, span_end(c, L, L->table_off));
-            tr.pos = L->table_off;
-            if (!ak_need_array(&tr, L->table_count, 4, "translation compression entries")) {
-                st = AK_E_DATA;
-                goto done;
-            }
-            for (size_t i = 0; i < natr && ok; i++) {
-                uint32_t e = ak_load_u32(c->bytes + L->table_off + 4 * (first + i));
-                tbits[i] = e & 0xFF;
-                tscale[i] = (double)(e >> 8) * 0.00029802325;
-                if (tbits[i] > 16) {
-                    ak_warn(c->job, (int64_t)(L->table_off + 4 * (first + i)),
-                            "translation compression entry gives %u bits (more than 16)", tbits[i]);
-                    ok = 0;
-                }
-            }
-        }
-        for (size_t i = 0; i < natr && ok; i++)
-            if (!mab_prop_int(c, &tracks[tbones[i]]->props, "translation_entry", (int64_t)(first + i)) ||
-                !mab_prop_int(c, &tracks[tbones[i]]->props, "translation_bits", tbits[i]) ||
-                !mab_prop_float(c, &tracks[tbones[i]]->props, "translation_scale", tscale[i])) {
-                st = AK_E_NOMEM;
-                goto done;
-            }
-        if (ok) {
-            stream_job sj = { "joint translations", 1, natr, tbones, tbits, tscale, 3 + 48 };
-            st = decode_stream(c, L, L->tr_off, &sj, tracks, 0);
-            if (st != AK_OK)
-                goto done;
-        } else {
-            ak_warn(c->job, L->tr_off ? (int64_t)L->tr_off : -1,
-                    "%zu animated joint translations are not decoded for %s (the fact sheet does not say how); "
-                    "their section is kept as raw bytes",
-                    natr, L->variant);
-        }
+        st = joint_translations(c, L, tracks, tbones, natr, tbits, tscale);
+        if (st != AK_OK)
+            goto done;
     }
     if (nctr)
         ak_warn(c->job, (int64_t)L->flag_off,

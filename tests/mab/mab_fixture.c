@@ -185,7 +185,8 @@ static void put_rot_block(bitw *w, const mabfx_track *t, size_t first, unsigned 
     }
 }
 
-static void put_tr_block(bitw *w, const mabfx_track *t, size_t first, unsigned nf, double (*out)[3])
+static void put_tr_block(bitw *w, const mabfx_track *t, size_t first, unsigned nf, double (*out)[3],
+                         mabfx_spec *st)
 {
     double scale = (double)t->tr_code * 0.00029802325;
     double comp[3][8], dec[3][8];
@@ -200,6 +201,11 @@ static void put_tr_block(bitw *w, const mabfx_track *t, size_t first, unsigned n
             constant |= 1u << k;
     }
     bits_put(w, constant, 3);
+    for (unsigned k = 0; k < 3; k++) {
+        st->n_tr_const_comp += (constant >> k) & 1u;
+        st->n_tr_var_comp += !((constant >> k) & 1u);
+    }
+    st->n_tr_bits[t->tr_bits]++; /* 1..16, checked by mabfx_build */
     for (unsigned k = 0; k < 3; k++)
         put_component(w, comp[k], nf, t->tr_bits, (constant >> k) & 1u, dec[k]);
     for (unsigned f = 0; f < nf; f++)
@@ -217,10 +223,11 @@ static void put_stream(buf *b, mabfx_spec *s, int tr)
         unsigned nf = (unsigned)(s->frames - 8 * c < 8 ? s->frames - 8 * c : 8);
         bitw w = { b, b->n, 0 };
         s->n_partial_chunks += !tr && nf < 8;
+        s->n_tr_partial_chunks += tr && nf < 8;
         for (size_t i = 0; i < s->ntracks; i++) {
             mabfx_track *t = &s->track[i];
             if (tr && t->tr == MABFX_ANIM)
-                put_tr_block(&w, t, 8 * c, nf, t->tout + 8 * c);
+                put_tr_block(&w, t, 8 * c, nf, t->tout + 8 * c, s);
             else if (!tr && t->rot == MABFX_ANIM)
                 put_rot_block(&w, t, 8 * c, nf, t->out + 8 * c, s);
         }
@@ -362,7 +369,7 @@ static void build_wd(buf *b, mabfx_spec *s, int legion)
 static void build_fc5(buf *b, mabfx_spec *s)
 {
     const size_t ad = 0x10;
-    size_t nb = s->ntracks;
+    size_t nb = s->ntracks, nt = count_tr(s);
     u16(b, s->version);
     zeros(b, 14);
     zeros(b, 0x10);
@@ -376,20 +383,33 @@ static void build_fc5(buf *b, mabfx_spec *s)
     zeros(b, 20 + 2);
     size_t offs = b->n; /* ad + 0x38 */
     zeros(b, 48);
+    /* dataCounts as WDL (sheet 3.3 names [4]; [5]/[6] follow 3.5). */
     set16(b, dc + 2 * 4, (unsigned)count_rot(s, MABFX_ANIM));
+    set16(b, dc + 2 * 5, (unsigned)nt);
+    set16(b, dc + 2 * 6, (unsigned)nt);
     for (size_t i = 0; i < nb; i++)
         u32(b, s->track[i].hash);
     for (size_t i = 0; i < nb; i++)
-        u8(b, flag_of(&s->track[i], 0));
+        u8(b, flag_of(&s->track[i], 1));
     for (size_t f = 0; f < s->frames; f++)
         u16(b, s->ticks[f]);
+    /* Indices one lower than WDL: [0] translation compression entries
+     * (also the end of the key times), [3] constant rotations, [5] the
+     * rotation bitstream, [6] the translation stream. */
     size_t off[12];
-    off[0] = off[1] = off[2] = off[3] = b->n;
+    off[0] = b->n;
+    for (size_t i = 0; i < nb; i++)
+        if (s->track[i].tr == MABFX_ANIM)
+            u32(b, (s->track[i].tr_bits & 0xFF) | s->track[i].tr_code << 8);
+    off[1] = off[2] = off[3] = b->n;
     put_consts(b, s, 0);
     off[4] = off[5] = b->n;
     if (count_rot(s, MABFX_ANIM))
         put_stream(b, s, 0);
-    for (size_t i = 6; i < 12; i++)
+    off[6] = b->n;
+    if (nt)
+        put_stream(b, s, 1);
+    for (size_t i = 7; i < 12; i++)
         off[i] = b->n;
     for (size_t i = 0; i < 12; i++)
         set32(b, offs + 4 * i, (uint32_t)(off[i] - ad));
@@ -620,7 +640,9 @@ unsigned char *mabfx_build(mabfx_spec *s, size_t *size)
         return NULL;
     int family_s = s->version == 0x4C || s->version == 0x61 || s->version == 0x62;
     for (size_t i = 0; i < s->ntracks; i++)
-        if (!family_s && s->track[i].rot == MABFX_ANIM && (s->track[i].bits < 1 || s->track[i].bits > 16))
+        if (!family_s && ((s->track[i].rot == MABFX_ANIM && (s->track[i].bits < 1 || s->track[i].bits > 16)) ||
+                          (s->track[i].tr == MABFX_ANIM && (s->track[i].tr_bits < 1 || s->track[i].tr_bits > 16 ||
+                                                            s->track[i].tr_code > 0xFFFFFFu))))
             return NULL;
     switch (s->version) {
     case 0x46B4: case 0x46AF: build_wd(&b, s, 1); break;

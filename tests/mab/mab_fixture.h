@@ -26,7 +26,7 @@ typedef struct mabfx_track {
     /* Family S keyed rotations: which frames hold a key (frame % 8 == 0
      * always does); NULL = every frame. */
     const unsigned char *keyed;
-    /* Translations (WDL/WD2/WD1 bitstream; FC2 floats). */
+    /* Translations (WDL/WD2/WD1/FC5 bitstream; FC2 floats). */
     int tr;               /* MABFX_NONE, MABFX_CONST (FC2 only) or MABFX_ANIM */
     unsigned tr_bits;     /* family D: bits of the compression entry */
     uint32_t tr_code;     /* family D: 24-bit scale code (x 0.00029802325) */
@@ -44,6 +44,8 @@ typedef struct mabfx_spec {
     float fps;            /* WDL/WD2/FC5 header rate; FC2 u16; FC3 f32 */
     /* Filled by the build: what the rotation bitstream exercised. */
     unsigned n_const_comp, n_var_comp, n_sign_blocks, n_implicit[4], n_partial_chunks;
+    /* ... and what the translation stream exercised (blocks by bit depth). */
+    unsigned n_tr_const_comp, n_tr_var_comp, n_tr_partial_chunks, n_tr_bits[17];
 } mabfx_spec;
 
 /* Builds the file (malloc'd) and fills every track's `out` / `tout`.

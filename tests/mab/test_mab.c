@@ -332,17 +332,36 @@ static void fixture_d(fixture *fx, unsigned version, size_t frames, int with_tr)
         } else {
             t->rot = MABFX_NONE;
         }
-        if (with_tr && (b == 3 || b == 22)) {
+        /* Animated translations: several bit depths and scales; inputs
+         * are scale * (centre + wobble) with the wobble within +-0.02 of
+         * the scaled unit (TR_RANGE per chunk), so a component is either
+         * varying or, where its wobble is 0, constant. */
+        static const struct {
+            unsigned bone, bits;
+            uint32_t code;
+            double cen[3], amp[3];
+        } trs[] = {
+            { 0, 1, 3410, { 0.1, -0.2, 0.5 }, { 0.02, 0.01, 0.0 } },      /* 1 bit: slope 0 */
+            { 3, 10, 3410, { 0.0, -0.3, 0.93 }, { 0.01, 0.0, 0.01 } },    /* S1-like entry, y constant */
+            { 5, 4, 1678, { -0.4, 0.3, 0.2 }, { 0.02, 0.02, 0.02 } },     /* scale ~0.5 */
+            { 9, 7, 6711, { 0.6, 0.0, -0.6 }, { 0.0, 0.015, 0.02 } },     /* scale ~2.0 */
+            { 13, 13, 3410, { -0.9, 0.9, 0.0 }, { 0.02, 0.02, 0.0 } },
+            { 21, 2, 3410, { 0.25, 0.5, -0.75 }, { 0.0, 0.0, 0.0 } },     /* all constant */
+            { 22, 16, 3410, { 0.0, 0.0, 0.95 }, { 0.01, 0.02, 0.01 } },
+            { 23, 8, 33554, { -0.5, 0.45, 0.1 }, { 0.02, 0.0, 0.02 } },   /* scale ~10 */
+        };
+        for (size_t i = 0; with_tr && i < sizeof trs / sizeof trs[0]; i++) {
+            if (trs[i].bone != b)
+                continue;
             t->tr = MABFX_ANIM;
-            t->tr_bits = b == 3 ? 10 : 16;
-            t->tr_code = 3410; /* scale ~1.0163 */
+            t->tr_bits = trs[i].bits;
+            t->tr_code = trs[i].code;
             t->tin = (const double(*)[3])fx->tin[b];
             t->tout = fx->tout[b];
-            for (size_t f = 0; f < frames; f++) {
-                fx->tin[b][f][0] = 0.01 * sin(0.2 * (double)f);
-                fx->tin[b][f][1] = b == 3 ? -0.3 : 0.02 * (double)f / (double)frames;
-                fx->tin[b][f][2] = 0.95 + 0.01 * cos(0.1 * (double)f);
-            }
+            double sc = (double)trs[i].code * 0.00029802325;
+            for (size_t f = 0; f < frames; f++)
+                for (unsigned k = 0; k < 3; k++)
+                    fx->tin[b][f][k] = sc * (trs[i].cen[k] + trs[i].amp[k] * sin(0.35 * (double)f + k + b));
         }
     }
     for (unsigned b = 0; b < NB; b++)
@@ -406,7 +425,8 @@ static void check_d(unsigned version, const char *variant, size_t frames, int wi
     ck_assert_uint_eq(clip->track_count, NB);
     double rate = tick_rate_of(version);
     ck_assert(fabs(clip->tick_rate - rate) < 1e-9);
-    double worst = 0.0;
+    double worst = 0.0, tr_worst = 0.0;
+    int64_t ntr = 0;
     for (unsigned b = 0; b < NB; b++) {
         const mabfx_track *t = &fx->track[b];
         const ak_track *tr = track_by_hash(clip, t->hash);
@@ -450,12 +470,29 @@ static void check_d(unsigned version, const char *variant, size_t frames, int wi
         const ak_channel *tc = &tr->channel[AK_TRANSLATION];
         if (t->tr == MABFX_ANIM) {
             ck_assert_uint_eq(tc->count, frames);
-            for (size_t k = 0; k < frames; k++)
+            double sc = (double)t->tr_code * 0.00029802325;
+            /* quantisation of a varying component (wobble range <= 0.04 in
+             * scaled units) or of a constant u16 one, times the scale */
+            double tol = sc * (mabfx_step(t->tr_bits, 0.04) + 0.5 / 32767.5) + 1e-9;
+            const ak_prop *sp_ = ak_prop_get(&tr->props, "translation_scale");
+            ck_assert(sp_ && sp_->type == AK_PROP_FLOAT && fabs(sp_->f - sc) < 1e-9);
+            ck_assert_int_eq(ak_prop_int(&tr->props, "translation_bits", -1), t->tr_bits);
+            ck_assert_int_eq(ak_prop_int(&tr->props, "translation_entry", -1), ntr);
+            ntr++;
+            for (size_t k = 0; k < frames; k++) {
+                ck_assert_int_eq(tc->keys[k].tick, fx->ticks[k]);
+                ck_assert(fabs(tc->keys[k].time - fx->ticks[k] / rate) < 1e-12);
+                ck_assert_uint_eq(tc->keys[k].raw_size, 7);
                 for (int c = 0; c < 3; c++) {
-                    ck_assert(fabs(tc->keys[k].v[c] - fx->tout[b][k][c]) < 1e-9);
-                    ck_assert(fabs(tc->keys[k].v[c] - fx->tin[b][k][c]) <
-                              mabfx_step(t->tr_bits, 0.05) * 1.02 + 1e-6);
+                    ck_assert_msg(fabs(tc->keys[k].v[c] - fx->tout[b][k][c]) < 1e-9,
+                                  "%s F=%zu bone %u key %zu translation %d: %.9f, expected %.9f", variant, frames,
+                                  b, k, c, tc->keys[k].v[c], fx->tout[b][k][c]);
+                    double err = fabs(tc->keys[k].v[c] - fx->tin[b][k][c]);
+                    ck_assert_msg(err <= tol, "%s F=%zu bone %u (%u bits) key %zu translation %d: error %g above %g",
+                                  variant, frames, b, t->tr_bits, k, c, err, tol);
+                    tr_worst = err / sc > tr_worst ? err / sc : tr_worst;
                 }
+            }
         } else {
             ck_assert_uint_eq(tc->count, 0);
         }
@@ -474,6 +511,21 @@ static void check_d(unsigned version, const char *variant, size_t frames, int wi
         ck_assert_uint_gt(sp->n_const_comp, 0);
     if (frames % 8)
         ck_assert_uint_gt(sp->n_partial_chunks, 0);
+    if (with_tr) {
+        ck_assert_uint_gt(sp->n_tr_var_comp, 0);
+        if (frames > 1) /* one frame: the fixture writes every component as varying */
+            ck_assert_uint_gt(sp->n_tr_const_comp, 0);
+        if (frames % 8)
+            ck_assert_uint_gt(sp->n_tr_partial_chunks, 0);
+        unsigned depths = 0;
+        for (unsigned k = 1; k <= 16; k++)
+            depths += sp->n_tr_bits[k] > 0;
+        ck_assert_uint_ge(depths, 6);
+        if (frames == 37)
+            printf("%s F=%zu: %lld translation bones, %u varying / %u constant components, worst error %.3g "
+                   "(scaled units)\n",
+                   variant, frames, (long long)ntr, sp->n_tr_var_comp, sp->n_tr_const_comp, tr_worst);
+    }
     /* Names resolve through the dictionary. */
     const char *names[2] = { fx->name[0], fx->name[NB - 1] };
     ck_assert_uint_eq(ak_doc_name_bones(doc, names, 2), 2);
@@ -509,8 +561,10 @@ END_TEST
 
 START_TEST(synthetic_fc5)
 {
-    for (size_t i = 0; i < 4; i++)
+    for (size_t i = 0; i < 4; i++) {
         check_d(0x00B0, "FC5", frame_counts[i], 0);
+        check_d(0x00B0, "FC5", frame_counts[i], 1);
+    }
 }
 END_TEST
 
@@ -836,6 +890,111 @@ static void targeted_wdl(ak_registry *reg, const unsigned char *orig, size_t n)
     free(b);
 }
 
+/* Reads `b`, expecting success with a warning that holds `warn` (or no
+ * warning when NULL); returns the document. */
+static ak_doc *read_expect_ok(ak_registry *reg, const unsigned char *b, size_t n, const char *warn, const char *label)
+{
+    warn_log wl = { 0 };
+    ak_report rep = { 0 };
+    rep.on_message = on_msg;
+    rep.user = &wl;
+    ak_doc *doc = NULL;
+    ak_options o = { sizeof o, "mab", "t.mab", NULL, 0 };
+    ak_status st = ak_read(reg, b, n, &o, &doc, &rep);
+    ck_assert_msg(st == AK_OK, "%s: got %s (%s)", label, ak_status_name(st), rep.message);
+    int seen = 0;
+    for (unsigned i = 0; i < wl.count; i++)
+        seen |= warn && strstr(wl.text[i], warn) != NULL;
+    ck_assert_msg(warn ? seen : wl.count == 0, "%s: warnings %u, first: %s", label, wl.count,
+                  wl.count ? wl.text[0] : "(none)");
+    return doc;
+}
+
+/* Translation keys in the whole clip. */
+static size_t translation_keys(const ak_doc *doc)
+{
+    size_t n = 0;
+    for (size_t t = 0; t < doc->clips[0]->track_count; t++)
+        n += doc->clips[0]->tracks[t]->channel[AK_TRANSLATION].count;
+    return n;
+}
+
+/* Targeted damage to the translations of an FC5 fixture (ad = 0x10):
+ * entries past their section and a translation chunk table that does not
+ * ascend are clean errors; counts that fit no entry rule, entries with
+ * more than 16 bits, bit depths or chunk boundaries that disagree with
+ * the bits give a warning, no translation keys, and keep every byte. */
+static void targeted_fc5_translations(ak_registry *reg, const unsigned char *orig, size_t n, size_t frames)
+{
+    const size_t ad = 0x10, dc = ad + 0x22, offs = ad + 0x38;
+    ck_assert(memcmp(orig + ad + 0x10, "aNi", 3) == 0);
+    size_t entries = ad + le32(orig + offs), stream = ad + le32(orig + offs + 4 * 6);
+    size_t chunks = (frames + 7) / 8;
+    ck_assert_uint_ge(chunks, 3);
+    ck_assert_uint_eq(le32(orig + stream), 4 * (chunks + 1));
+    unsigned char *b = malloc(n);
+    ak_report rep;
+    ak_doc *doc;
+    ak_options o = { sizeof o, "mab", "t.mab", NULL, 0 };
+
+    /* Undamaged: translations decode, no warning. */
+    doc = read_expect_ok(reg, orig, n, NULL, "FC5 undamaged");
+    size_t want = translation_keys(doc);
+    ck_assert_uint_eq(want, 8 * frames);
+    ak_doc_free(doc);
+
+    /* Entries past their section: dataCounts[1] and [6] inflated alike,
+     * so the entry rule holds but the entries run off the section. */
+    memcpy(b, orig, n);
+    b[dc + 2 * 1 + 1] = 0x40;
+    b[dc + 2 * 6 + 1] = (unsigned char)(b[dc + 2 * 6 + 1] + 0x40);
+    memset(&rep, 0, sizeof rep);
+    doc = NULL;
+    ak_status st = ak_read(reg, b, n, &o, &doc, &rep);
+    ck_assert_msg(st == AK_E_DATA, "entries past the section: %s (%s)", ak_status_name(st), rep.message);
+    ck_assert_int_ge(rep.offset, 0);
+    ck_assert_ptr_null(doc);
+
+    /* Translation chunk table not ascending. */
+    memcpy(b, orig, n);
+    memcpy(b + stream + 4, orig + stream + 8, 4);
+    memcpy(b + stream + 8, orig + stream + 4, 4);
+    memset(&rep, 0, sizeof rep);
+    doc = NULL;
+    st = ak_read(reg, b, n, &o, &doc, &rep);
+    ck_assert_msg(st == AK_E_DATA, "translation table not ascending: %s", ak_status_name(st));
+    ck_assert_ptr_nonnull(strstr(rep.text, "ascend"));
+    ck_assert_int_eq(rep.offset, (int64_t)(stream + 8));
+    ck_assert_ptr_null(doc);
+
+    struct {
+        const char *label, *warn;
+        size_t at;
+        int delta; /* added to the byte at `at` */
+    } cases[] = {
+        { "entry count fits no rule", "entry-to-bone rule", dc + 2 * 6, 1 },
+        { "animated-translation count", "count differs", dc + 2 * 5, 1 },
+        { "entry with 17 bits", "more than 16", entries, 16 },       /* first entry: 1 bit -> 17 */
+        { "entry with other bits", "needs more bits", entries, 1 },  /* 1 -> 2 bits: chunk 0 grows */
+        { "chunk boundary 1 byte early", "needs more bits", stream + 4, -1 },
+        { "chunk boundary 1 byte late", "raw bytes", stream + 4, 1 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        memcpy(b, orig, n);
+        b[cases[i].at] = (unsigned char)(b[cases[i].at] + cases[i].delta);
+        doc = read_expect_ok(reg, b, n, cases[i].warn, cases[i].label);
+        ck_assert_msg(translation_keys(doc) == 0, "%s: %zu translation keys", cases[i].label, translation_keys(doc));
+        /* rotations are still there; every byte is kept */
+        ck_assert_uint_eq(doc->clips[0]->tracks[0]->channel[AK_ROTATION].count, frames);
+        ck_assert_uint_eq(accounted_bytes(doc, frames), n);
+        const ak_prop *sec = ak_prop_get(&doc->props, "section.6");
+        ck_assert_ptr_nonnull(sec);
+        ck_assert(sec->size == n - stream && memcmp(sec->data, b + stream, sec->size) == 0);
+        ak_doc_free(doc);
+    }
+    free(b);
+}
+
 START_TEST(bad_input_synthetic)
 {
     ak_registry *reg = reg_mab();
@@ -843,13 +1002,15 @@ START_TEST(bad_input_synthetic)
     static const char *names[] = { "WDL", "WD2", "WD1", "FC5", "FC4" };
     fixture *fx = calloc(1, sizeof *fx);
     for (size_t v = 0; v < 5; v++) {
-        fixture_d(fx, versions[v], 21, v < 3);
+        fixture_d(fx, versions[v], 21, v < 4);
         size_t n;
         unsigned char *bytes = mabfx_build(&fx->spec, &n);
         ck_assert_ptr_nonnull(bytes);
         sweep(reg, bytes, n, 1, 3000, names[v]);
         if (versions[v] == 0x46B4)
             targeted_wdl(reg, bytes, n);
+        if (versions[v] == 0xB0)
+            targeted_fc5_translations(reg, bytes, n, 21);
         free(bytes);
     }
     static const unsigned sversions[] = { 0x4C, 0x61 };
