@@ -425,7 +425,7 @@ static void check_d(unsigned version, const char *variant, size_t frames, int wi
     ck_assert_uint_eq(clip->track_count, NB);
     double rate = tick_rate_of(version);
     ck_assert(fabs(clip->tick_rate - rate) < 1e-9);
-    double worst = 0.0, tr_worst = 0.0;
+    double worst = 0.0, tr_worst = 0.0, worst_at[17] = { 0 };
     int64_t ntr = 0;
     for (unsigned b = 0; b < NB; b++) {
         const mabfx_track *t = &fx->track[b];
@@ -491,6 +491,7 @@ static void check_d(unsigned version, const char *variant, size_t frames, int wi
                     ck_assert_msg(err <= tol, "%s F=%zu bone %u (%u bits) key %zu translation %d: error %g above %g",
                                   variant, frames, b, t->tr_bits, k, c, err, tol);
                     tr_worst = err / sc > tr_worst ? err / sc : tr_worst;
+                    worst_at[t->tr_bits] = err / sc > worst_at[t->tr_bits] ? err / sc : worst_at[t->tr_bits];
                 }
             }
         } else {
@@ -525,6 +526,13 @@ static void check_d(unsigned version, const char *variant, size_t frames, int wi
             printf("%s F=%zu: %lld translation bones, %u varying / %u constant components, worst error %.3g "
                    "(scaled units)\n",
                    variant, frames, (long long)ntr, sp->n_tr_var_comp, sp->n_tr_const_comp, tr_worst);
+        if (frames == 37 && version == 0xB0) {
+            printf("%s F=%zu worst translation error by bits (scaled units):", variant, frames);
+            for (unsigned k = 1; k <= 16; k++)
+                if (sp->n_tr_bits[k])
+                    printf(" %u:%.2g", k, worst_at[k]);
+            printf("\n");
+        }
     }
     /* Names resolve through the dictionary. */
     const char *names[2] = { fx->name[0], fx->name[NB - 1] };
