@@ -50,6 +50,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     fuzz_walk(doc, devnull);
     fuzz_roundtrip(reg, codec, doc, 1);
+    /* A container (json) restores the format whose data it carries: write
+     * that format too, trusting nothing of the props and stored bytes. */
+    if (strcmp(doc->format, codec->name) != 0) {
+        const ak_plugin_info *target = ak_registry_find(reg, doc->format);
+        if (target && target->codec->write && (doc->clip_count <= 1 || (target->codec->caps & AK_CAP_MULTI_CLIP)))
+            fuzz_roundtrip(reg, target->codec, doc, 0);
+    }
     ak_doc_free(doc);
     return 0;
 }

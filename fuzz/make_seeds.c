@@ -54,6 +54,34 @@ static ak_doc *build(int clips, int tracks, int keys, int channels)
     return doc;
 }
 
+/* The same file as the json plugin holds it (format-specific props and
+ * stored key bytes included), for fuzz_json and fuzz_probe_all. */
+static void json_of(const ak_registry *reg, const char *seeds, const char *format, const char *name,
+                    const unsigned char *bytes, size_t size)
+{
+    if (!ak_registry_find(reg, "json") || strcmp(format, "json") == 0)
+        return;
+    ak_options r = { sizeof r, format, NULL, NULL, 0 };
+    ak_options w = { sizeof w, "json", NULL, NULL, 0 };
+    ak_report rep;
+    memset(&rep, 0, sizeof rep);
+    ak_doc *doc = NULL;
+    unsigned char *out = NULL;
+    size_t n = 0;
+    if (ak_read(reg, bytes, size, &r, &doc, &rep) == AK_OK && ak_write(reg, doc, &w, &out, &n, &rep) == AK_OK) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/json/from-%s-%s.json", seeds, format, name);
+        FILE *fp = fopen(path, "wb");
+        if (fp) {
+            fwrite(out, 1, n, fp);
+            fclose(fp);
+            printf("%s: %zu bytes\n", path, n);
+        }
+    }
+    ak_buffer_free(reg, out);
+    ak_doc_free(doc);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -97,6 +125,7 @@ int main(int argc, char **argv)
                     return 74;
                 }
                 printf("%s: %zu bytes\n", path, n);
+                json_of(reg, argv[1], c->name, docs[d].name, bytes, n);
             } else {
                 printf("%s/%s: not written: %s\n", c->name, docs[d].name, rep.message);
             }
