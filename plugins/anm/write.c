@@ -480,7 +480,8 @@ static void emit_mesh(wctx *w, const wrec *r)
 {
     const wtrack *wt = &w->tr[r->bone];
     ak_put_u32(w->out, r->ex->mesh_size);
-    ak_put(w->out, wt->mesh + r->ex->mesh_off, r->ex->mesh_size);
+    if (r->ex->mesh_size) /* an empty blob may have no mesh prop: no arithmetic on NULL */
+        ak_put(w->out, wt->mesh + r->ex->mesh_off, r->ex->mesh_size);
 }
 
 static ak_status emit_frm2_key(wctx *w, const wrec *r)
