@@ -12,7 +12,7 @@ tests_libtestutil_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 # Test programs link this; -rpath-less convenience library.
 TEST_LIBS = tests/libtestutil.la libanimkit.la $(CHECK_LIBS)
 # Test paths come from mkdtemp and are short; truncation warnings there are noise.
-TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -I$(top_srcdir)/tests -Wno-format-truncation
+TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -I$(top_srcdir)/tests $(NO_TRUNCATION_WARNING)
 
 # Plugins for the registry tests: the example plugin and deliberately broken
 # ones. -rpath makes libtool build real shared objects.

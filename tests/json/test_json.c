@@ -838,8 +838,8 @@ START_TEST(test_bad_specific)
         "{\"animkit\":1,\"clips\":[{\"tracks\":[{\"rotation\":[[0,0,0,0,1]],\"rotation_raw\":[\"zz\"]}]}]}",
         "{\"animkit\":1,\"clips\":[{\"tracks\":[{\"rotation\":[[0,0,0,0,1]],\"rotation_raw\":[\"0g\"]}]}]}",
         "{\"animkit\":1,\"clips\":[{\"tracks\":[{\"rotation\":[[0,0,0,0,1]],\"rotation_raw\":[]}]}]}",
-        "{\"animkit\":1,\"clips\":[{\"tracks\":[{\"rotation\":[[0,0,0,0,1]],\"rotation_raw\":[\"00\"],"
-        "\"rotation_check\":[1]}]}]}",
+        ("{\"animkit\":1,\"clips\":[{\"tracks\":[{\"rotation\":[[0,0,0,0,1]],\"rotation_raw\":[\"00\"],"
+         "\"rotation_check\":[1]}]}]}"),
         "{\"animkit\":1,\"clips\":[{\"tracks\":[{\"id\":2147483648}]}]}",
         "{\"animkit\":1,\"clips\":[{\"tracks\":[{\"id\":1.0}]}]}",
         "{\"animkit\":1,\"clips\":[{\"tracks\":[{\"hash\":-1}]}]}",
