@@ -189,6 +189,14 @@ seed_dirs() { # target -> folders of seeds
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# Sets children_cpu to the CPU seconds (user + system) of this shell's
+# finished children so far; `times` must run in this shell, not in a
+# command substitution's subshell, to see them.
+read_children_cpu() {
+    times >"$out/gen/times"
+    children_cpu=$(tail -n 1 "$out/gen/times" |
+        awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); s += a[1] * 60 + a[2] } printf "%.0f", s }')
+}
 status=0
 summary=()
 for t in "${targets[@]}"; do
@@ -211,11 +219,15 @@ for t in "${targets[@]}"; do
     [ "$t" = fuzz_config ] && [ -f "$src/data/animkit.ini" ] && cp "$src/data/animkit.ini" "$out/corpus/$t/data-animkit.ini"
     mapfile -t seeds < <(seed_dirs "$t")
     echo "fuzz: $t for ${secs}s (seeds: ${seeds[*]:-none})"
+    read_children_cpu
+    cpu_before=$children_cpu
     # shellcheck disable=SC2086
     "$out/bin/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
         -print_final_stats=1 -artifact_prefix="$out/artifacts/$t/" ${AK_FUZZ_FLAGS:-} \
         "$out/corpus/$t" "${seeds[@]}" >"$out/logs/$t.log" 2>&1
     rc=$?
+    read_children_cpu
+    cpu=$((children_cpu - cpu_before))
     last=$(grep -E '^#[0-9]+' "$out/logs/$t.log" | tail -n 1)
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/logs/$t.log" | tail -n 1)
     if [ $rc -ne 0 ]; then
@@ -224,7 +236,7 @@ for t in "${targets[@]}"; do
         grep -v '^#\|^INFO\|^stat::' "$out/logs/$t.log" | tail -n 40
         ls "$out/artifacts/$t" 2>/dev/null | sed 's/^/    artifact: /'
     fi
-    summary+=("$t: exit $rc, ${execs:-?} execs, last status: ${last:-none}")
+    summary+=("$t: exit $rc, ${cpu}s CPU, ${execs:-?} execs, last status: ${last:-none}")
 done
 echo "fuzz: summary"
 printf '  %s\n' "${summary[@]}"
