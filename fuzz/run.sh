@@ -33,8 +33,10 @@
 #   AK_FUZZ_FLAGS     extra libFuzzer flags, e.g. "-dict=... -seed=1"
 #
 # Seeds: fuzz/seeds/TARGET/ (small synthetic files made by the project's own
-# writers, never game files), the real corpus, and for fuzz_config the
-# project's data/animkit.ini. Inputs that once broke a target belong in
+# writers, never game files; mab has no writer, so fuzz/seeds/mab/ holds the
+# synthetic files of tests/mab, saved by running the built test program as
+# `AK_MAB_FIXTURE_DIR=fuzz/seeds/mab tests/mab/test_mab`), the real corpus,
+# and for fuzz_config the project's data/animkit.ini. Inputs that once broke a target belong in
 # tests/robustness/crashes/ (make check replays them).
 set -u
 
