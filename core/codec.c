@@ -102,6 +102,7 @@ ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size, const 
     }
     ak_doc_attach_job(doc, &job, read_limit(options, size));
     ak_status st = codec->read(&job, bytes, size, doc);
+    ak_job_release_scratch(&job);
     if (job.failed) /* the first error wins: a cap hit inside a helper, not its fallout */
         st = job.status;
     if (st != AK_OK) {
@@ -243,9 +244,13 @@ ak_status ak_write(const ak_registry *reg, const ak_doc *doc, const ak_options *
     report_losses(doc, codec, file, report);
     ak_job job;
     ak_job_init(&job, codec, file, opt_params(options), report);
+    /* A writer's scratch is bounded by the document, not by a limit. */
+    ak_heap scratch_heap = { reg->allocator, 0, 0, &job };
+    job.heap = &scratch_heap;
     ak_sink sink;
     ak_sink_init(&sink, &reg->allocator);
     ak_status st = codec->write(&job, doc, &sink);
+    ak_job_release_scratch(&job);
     if (job.failed)
         st = job.status;
     if (st == AK_OK && sink.failed)

@@ -161,6 +161,8 @@ void ak_doc_attach_job(ak_doc *doc, ak_job *job, size_t limit)
 {
     doc->private_->heap.job = job;
     doc->private_->heap.limit = limit;
+    if (job)
+        job->heap = &doc->private_->heap;
 }
 
 ak_doc *ak_doc_new(void) { return ak_doc_new_with(NULL, 0); }

@@ -26,6 +26,8 @@ struct ak_job {
     ak_report *report;
     ak_status status;
     int failed;
+    ak_heap *heap;           /* where scratch memory comes from and is counted */
+    union ak_scratch *scratch; /* the live scratch blocks (scratch.c) */
 };
 
 struct ak_sink {
@@ -45,6 +47,8 @@ void ak_heap_free(ak_heap *heap, void *ptr, size_t size);
 /* A document whose memory comes from `allocator` and is capped at `limit`. */
 ak_doc *ak_doc_new_with(const ak_allocator *allocator, size_t limit);
 void ak_doc_attach_job(ak_doc *doc, ak_job *job, size_t limit);
+/* Frees the scratch blocks a plugin left behind; every job ends with it. */
+void ak_job_release_scratch(ak_job *job);
 
 void ak_job_init(ak_job *job, const ak_codec *codec, const char *filename,
                  const char *const *params, ak_report *report);

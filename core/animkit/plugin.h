@@ -20,7 +20,13 @@
  *    before reserving or looping on it.
  *  - Write output only into the ak_sink you are given.
  *
+ *  - Take working memory with ak_job_alloc(), not malloc(): it counts
+ *    against the same limit as the document.
+ *
  * ABI history: 1.0 - first release.
+ *              1.1 - ak_job_alloc(), ak_job_realloc(), ak_job_free().
+ *                    Building against this header says 1.1, which a 1.0
+ *                    core refuses; 1.0 plugins keep loading.
  */
 #ifndef ANIMKIT_PLUGIN_H
 #define ANIMKIT_PLUGIN_H
@@ -32,7 +38,7 @@ extern "C" {
 #endif
 
 #define AK_ABI_MAJOR 1
-#define AK_ABI_MINOR 0
+#define AK_ABI_MINOR 1
 
 /* Name of the entry symbol and its type. */
 #define AK_CODEC_ENTRY "animkit_codec"
@@ -112,6 +118,17 @@ AK_API double ak_job_param_number(ak_job *job, const char *key, double fallback)
 AK_API const char *ak_job_filename(const ak_job *job);
 /* 1 once the job has failed (ak_fail, an allocation over the limit...). */
 AK_API int ak_job_failed(const ak_job *job);
+
+/* Scratch memory for the length of one read or write (ABI 1.1): `count`
+ * items of `size` bytes, zeroed, from the host's allocator. A read's
+ * scratch counts against the same limit as its document. On failure
+ * (including count x size overflowing) the job fails with AK_E_NOMEM or
+ * AK_E_LIMIT and NULL is returned; ak_job_realloc() then leaves `ptr` as it
+ * was. Growing keeps the contents and zeroes the new part. Blocks not
+ * given back with ak_job_free() are freed when the job ends. */
+AK_API void *ak_job_alloc(ak_job *job, size_t count, size_t size);
+AK_API void *ak_job_realloc(ak_job *job, void *ptr, size_t count, size_t size);
+AK_API void ak_job_free(ak_job *job, void *ptr);
 
 /* ------------------------------------------------------------------------
  * Bounds-checked little-endian reading. Every accessor checks the bytes

@@ -19,8 +19,8 @@ typedef struct ani_rd {
     size_t nan_keys;
 } ani_rd;
 
-/* A string from the file as a NUL-terminated copy in `buf` (malloc'd when
- * longer than `cap`); *bytes and *len are the stored bytes. Returns NULL after
+/* A string from the file as a NUL-terminated copy in `buf` (job scratch
+ * when longer than `cap`); *bytes and *len are the stored bytes. Returns NULL after
  * an error (already reported). */
 static char *read_string(ani_rd *rd, const char *what, char *buf, size_t cap,
                          const unsigned char **bytes, size_t *len)
@@ -49,11 +49,9 @@ static char *read_string(ani_rd *rd, const char *what, char *buf, size_t cap,
         return NULL;
     char *s = buf;
     if ((size_t)n >= cap) {
-        s = malloc((size_t)n + 1);
-        if (!s) {
-            ak_fail(rd->job, AK_E_NOMEM, (int64_t)at, "out of memory");
+        s = ak_job_alloc(rd->job, (size_t)n + 1, 1);
+        if (!s)
             return NULL;
-        }
     }
     if (n)
         memcpy(s, p, (size_t)n);
@@ -63,10 +61,10 @@ static char *read_string(ani_rd *rd, const char *what, char *buf, size_t cap,
     return s;
 }
 
-static void free_string(char *s, char *buf)
+static void free_string(ani_rd *rd, char *s, char *buf)
 {
     if (s != buf)
-        free(s);
+        ak_job_free(rd->job, s);
 }
 
 /* When a string holds a NUL, the model keeps only the part before it; the
@@ -113,7 +111,7 @@ static ak_status read_events(ani_rd *rd, ak_clip *clip)
             return AK_E_DATA;
         char *info = read_string(rd, "event sub-info", ibuf, sizeof ibuf, &ib, &in);
         if (!info) {
-            free_string(type, tbuf);
+            free_string(rd, type, tbuf);
             return AK_E_DATA;
         }
         uint32_t bits = ak_u32(&rd->r);
@@ -130,8 +128,8 @@ static ak_status read_events(ani_rd *rd, ak_clip *clip)
             st = keep_bytes(rd, &e->props, ANI_PROP_TYPE_BYTES, tb, tn);
         if (st == AK_OK)
             st = keep_bytes(rd, &e->props, ANI_PROP_INFO_BYTES, ib, in);
-        free_string(type, tbuf);
-        free_string(info, ibuf);
+        free_string(rd, type, tbuf);
+        free_string(rd, info, ibuf);
         if (st == AK_E_NOMEM)
             return nomem(rd);
         if (st != AK_OK)
@@ -211,7 +209,7 @@ static ak_status read_tracks(ani_rd *rd, ak_clip *clip)
         if (!bone)
             return AK_E_DATA;
         ak_track *t = ak_track_add(clip, bone);
-        free_string(bone, buf);
+        free_string(rd, bone, buf);
         if (!t || keep_bytes(rd, &t->props, ANI_PROP_BONE_BYTES, bytes, len) != AK_OK)
             return nomem(rd);
         uint32_t wbits = ak_u32(&rd->r);

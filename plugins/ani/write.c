@@ -204,10 +204,10 @@ static int cmp_item(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static void view_free(chan_view *v)
+static void view_free(ani_wr *wr, chan_view *v)
 {
-    free(v->ms);
-    free(v->order);
+    ak_job_free(wr->job, v->ms);
+    ak_job_free(wr->job, v->order);
 }
 
 static ak_status view_init(ani_wr *wr, const ak_channel *ch, chan_view *v)
@@ -217,16 +217,16 @@ static ak_status view_init(ani_wr *wr, const ak_channel *ch, chan_view *v)
     v->n = ch->count;
     if (!v->n)
         return AK_OK;
-    v->ms = malloc(v->n * sizeof *v->ms);
-    v->order = malloc(v->n * sizeof *v->order);
-    sort_item *items = malloc(v->n * sizeof *items);
+    v->ms = ak_job_alloc(wr->job, v->n, sizeof *v->ms);
+    v->order = ak_job_alloc(wr->job, v->n, sizeof *v->order);
+    sort_item *items = ak_job_alloc(wr->job, v->n, sizeof *items);
     if (!v->ms || !v->order || !items) {
-        free(items);
+        ak_job_free(wr->job, items);
         return ak_fail(wr->job, AK_E_NOMEM, at(wr), "out of memory");
     }
     for (size_t i = 0; i < v->n; i++) {
         if (!key_ms(wr, &ch->keys[i], &v->ms[i])) {
-            free(items);
+            ak_job_free(wr->job, items);
             return AK_E_DATA;
         }
         note_rounding(wr, &ch->keys[i], v->ms[i]);
@@ -236,7 +236,7 @@ static ak_status view_init(ani_wr *wr, const ak_channel *ch, chan_view *v)
     qsort(items, v->n, sizeof *items, cmp_item);
     for (size_t i = 0; i < v->n; i++)
         v->order[i] = items[i].index;
-    free(items);
+    ak_job_free(wr->job, items);
     return AK_OK;
 }
 
@@ -265,12 +265,13 @@ static void sample(const chan_view *v, size_t next, int32_t ms, int rotation, do
 static ak_status write_merged(ani_wr *wr, const ak_track *t, size_t count_at)
 {
     chan_view rv, pv;
+    memset(&pv, 0, sizeof pv); /* freed below even when rv fails first */
     ak_status st = view_init(wr, &t->channel[AK_ROTATION], &rv);
     if (st == AK_OK)
         st = view_init(wr, &t->channel[AK_TRANSLATION], &pv);
     if (st != AK_OK) {
-        view_free(&rv);
-        view_free(&pv);
+        view_free(wr, &rv);
+        view_free(wr, &pv);
         return st;
     }
     size_t i = 0, j = 0, keys = 0, interp = 0;
@@ -317,8 +318,8 @@ static ak_status write_merged(ani_wr *wr, const ak_track *t, size_t count_at)
         i += a;
         j += b;
     }
-    view_free(&rv);
-    view_free(&pv);
+    view_free(wr, &rv);
+    view_free(wr, &pv);
     if (keys > INT32_MAX)
         return ak_fail(wr->job, AK_E_DATA, at(wr), "track \"%s\" has too many keys (%zu)", t->bone, keys);
     ak_sink_patch_u32(wr->out, count_at, (uint32_t)keys);

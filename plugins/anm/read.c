@@ -68,11 +68,9 @@ static rec *new_rec(reader_state *st)
         /* Each record takes at least 3 input bytes, so the growth is
          * bounded by the input size. */
         size_t cap = st->caprec ? st->caprec * 2 : 64;
-        rec *p = realloc(st->recs, cap * sizeof *p);
-        if (!p) {
-            ak_fail(st->job, AK_E_NOMEM, (int64_t)st->r.pos, "out of memory");
+        rec *p = ak_job_realloc(st->job, st->recs, cap, sizeof *p);
+        if (!p)
             return NULL;
-        }
         st->recs = p;
         st->caprec = cap;
     }
@@ -86,11 +84,9 @@ static chunk *new_chunk(reader_state *st, uint8_t kind, uint32_t frame)
 {
     if (st->nchunk == st->capchunk) {
         size_t cap = st->capchunk ? st->capchunk * 2 : 32;
-        chunk *p = realloc(st->chunks, cap * sizeof *p);
-        if (!p) {
-            ak_fail(st->job, AK_E_NOMEM, (int64_t)st->r.pos, "out of memory");
+        chunk *p = ak_job_realloc(st->job, st->chunks, cap, sizeof *p);
+        if (!p)
             return NULL;
-        }
         st->chunks = p;
         st->capchunk = cap;
     }
@@ -353,11 +349,11 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **s
     if (mesh_bytes > UINT32_MAX)
         return ak_fail(st->job, AK_E_LIMIT, -1, "bone '%s' holds over 4 GiB of mesh data", t->bone);
 
-    unsigned char *table = malloc(n * ANM_EXTRA_SIZE + 1);
-    unsigned char *mesh = malloc(mesh_bytes + 1);
+    unsigned char *table = ak_job_alloc(st->job, n, ANM_EXTRA_SIZE);
+    unsigned char *mesh = ak_job_alloc(st->job, mesh_bytes, 1);
     if (!table || !mesh) {
-        free(table);
-        free(mesh);
+        ak_job_free(st->job, table);
+        ak_job_free(st->job, mesh);
         return ak_fail(st->job, AK_E_NOMEM, -1, "out of memory");
     }
     ak_status s = AK_OK;
@@ -432,8 +428,8 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **s
     }
     if (s == AK_OK && mirrored)
         s = ak_prop_set_int(doc, &t->props, ANM_P_MIRRORED, 1);
-    free(table);
-    free(mesh);
+    ak_job_free(st->job, table);
+    ak_job_free(st->job, mesh);
     *mesh_total += mesh_count;
     if (s != AK_OK && !ak_job_failed(st->job))
         ak_fail(st->job, s, -1, "out of memory");
@@ -558,13 +554,13 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
         size_t clen = 0;
         while (clen < n && name[clen])
             clen++;
-        char *tmp = malloc((size_t)clen + 1);
+        char *tmp = ak_job_alloc(job, (size_t)clen + 1, 1);
         if (!tmp)
-            return ak_fail(job, AK_E_NOMEM, (int64_t)off, "out of memory");
+            return AK_E_NOMEM;
         memcpy(tmp, name, clen);
         tmp[clen] = '\0';
         ak_track *t = ak_track_add(clip, tmp);
-        free(tmp);
+        ak_job_free(job, tmp);
         if (!t)
             return ak_fail(job, AK_E_NOMEM, (int64_t)off, "out of memory");
         if (clen != n && ak_prop_set_bytes(doc, &t->props, ANM_P_NAME, name, n) != AK_OK)
@@ -575,16 +571,16 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
 
     /* Records by bone then frame; a bone keyed twice in one frame number
      * cannot be one key per channel and frame. */
-    rec **sorted = malloc((st->nrec ? st->nrec : 1) * sizeof *sorted);
+    rec **sorted = ak_job_alloc(job, st->nrec, sizeof *sorted);
     if (!sorted)
-        return ak_fail(job, AK_E_NOMEM, -1, "out of memory");
+        return AK_E_NOMEM;
     for (size_t i = 0; i < st->nrec; i++)
         sorted[i] = &st->recs[i];
     qsort(sorted, st->nrec, sizeof *sorted, cmp_rec);
     for (size_t i = 1; i < st->nrec; i++)
         if (sorted[i]->bone == sorted[i - 1]->bone && sorted[i]->frame == sorted[i - 1]->frame) {
             const rec *x = sorted[i]->off > sorted[i - 1]->off ? sorted[i] : sorted[i - 1];
-            free(sorted);
+            ak_job_free(job, sorted);
             return ak_fail(job, AK_E_UNSUPPORTED, (int64_t)x->off,
                            "bone %u is keyed twice at frame %u (not supported)", x->bone, x->frame);
         }
@@ -607,7 +603,7 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
         s = build_track(st, doc, clip->tracks[b], sorted + at, n, fps, &mesh_total, &bad);
         at += n;
     }
-    free(sorted);
+    ak_job_free(job, sorted);
     if (s != AK_OK)
         return s;
     if (bad)
@@ -617,9 +613,9 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
     size_t lsize = 0;
     for (size_t i = 0; i < st->nchunk; i++)
         lsize += 9 + 4 * st->chunks[i].count;
-    unsigned char *lay = malloc(lsize + 1);
+    unsigned char *lay = ak_job_alloc(job, lsize, 1);
     if (!lay)
-        return ak_fail(job, AK_E_NOMEM, -1, "out of memory");
+        return AK_E_NOMEM;
     unsigned char *p = lay;
     for (size_t i = 0; i < st->nchunk; i++) {
         const chunk *c = &st->chunks[i];
@@ -631,7 +627,7 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
             anm_store_u32(p, st->recs[c->first + k].bone);
     }
     s = ak_prop_set_bytes(doc, cp, ANM_P_LAYOUT, lay, lsize);
-    free(lay);
+    ak_job_free(job, lay);
     if (s == AK_OK && st->nchunk) {
         static const char *const names[] = { "FRMN", "FRM2", "FRM3" };
         s = ak_prop_set_string(doc, cp, ANM_P_TAG, names[st->chunks[0].kind]);
@@ -658,8 +654,8 @@ ak_status anm_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc 
     st.data = bytes;
     ak_reader_init(&st.r, job, bytes, size);
     ak_status s = read_doc(&st, doc, fps);
-    free(st.recs);
-    free(st.chunks);
+    ak_job_free(job, st.recs);
+    ak_job_free(job, st.chunks);
     if (s == AK_OK && ak_job_failed(job))
         s = AK_E_DATA;
     return s;

@@ -91,14 +91,14 @@ static ak_status prepare_channel(wctx *w, wtrack *wt, int c)
     const ak_channel *ch = &wt->t->channel[c];
     if (!ch->count)
         return AK_OK;
-    wch *list = malloc(ch->count * sizeof *list);
+    wch *list = ak_job_alloc(w->job, ch->count, sizeof *list);
     if (!list)
         return nomem(w);
     for (size_t i = 0; i < ch->count; i++) {
         const ak_key *k = &ch->keys[i];
         double f = k->time * w->fps;
         if (!isfinite(f) || f < -0.5 || f >= 4294967295.0) {
-            free(list);
+            ak_job_free(w->job, list);
             return ak_fail(w->job, AK_E_DATA, -1,
                            "bone '%s': %s key at %g s is outside the frame range of the format", wt->t->bone,
                            ak_channel_name((ak_channel_kind)c), k->time);
@@ -141,7 +141,7 @@ static ak_status prepare_extras(wctx *w, wtrack *wt)
         return AK_OK;
     }
     size_t n = rp->size / ANM_EXTRA_SIZE;
-    wt->ex = malloc(n * sizeof *wt->ex);
+    wt->ex = ak_job_alloc(w->job, n, sizeof *wt->ex);
     if (!wt->ex)
         return nomem(w);
     unsigned dropped = 0;
@@ -215,12 +215,12 @@ static int extra_has_mesh(const anm_extra *e) { return e && (e->flags & ANM_F_ME
 
 /* Sorted unique frames of a track: channel keys, extras, plus `extra1/2`
  * (UINT32_MAX = none). Caller frees. */
-static uint32_t *track_frames(const wtrack *wt, uint32_t extra1, uint32_t extra2, size_t *count)
+static uint32_t *track_frames(wctx *w, const wtrack *wt, uint32_t extra1, uint32_t extra2, size_t *count)
 {
     size_t total = wt->nex + 2;
     for (int c = 0; c < AK_CHANNELS; c++)
         total += wt->n[c];
-    uint32_t *f = malloc(total * sizeof *f);
+    uint32_t *f = ak_job_alloc(w->job, total, sizeof *f);
     if (!f)
         return NULL;
     size_t n = 0;
@@ -257,13 +257,13 @@ static size_t unique_sorted(uint32_t *f, size_t n)
 static ak_status natural_records(wctx *w, wtrack *wt, uint32_t bone)
 {
     size_t n;
-    uint32_t *f = track_frames(wt, UINT32_MAX, UINT32_MAX, &n);
+    uint32_t *f = track_frames(w, wt, UINT32_MAX, UINT32_MAX, &n);
     if (!f)
         return nomem(w);
     n = unique_sorted(f, n);
-    wt->recs = calloc(n ? n : 1, sizeof *wt->recs);
+    wt->recs = ak_job_alloc(w->job, n, sizeof *wt->recs);
     if (!wt->recs) {
-        free(f);
+        ak_job_free(w->job, f);
         return nomem(w);
     }
     for (size_t i = 0; i < n; i++) {
@@ -285,7 +285,7 @@ static ak_status natural_records(wctx *w, wtrack *wt, uint32_t bone)
             continue;
         wt->recs[wt->nrec++] = r;
     }
-    free(f);
+    ak_job_free(w->job, f);
     return AK_OK;
 }
 
@@ -359,17 +359,17 @@ static void enc_channel(wctx *w, int c, const ak_key *k, unsigned char out[12])
 
 static ak_status generate_records(wctx *w, wtrack *wt, uint32_t bone, uint32_t last)
 {
-    free(wt->recs);
+    ak_job_free(w->job, wt->recs);
     wt->recs = NULL;
     wt->nrec = 0;
     size_t n;
-    uint32_t *f = track_frames(wt, 0, last, &n);
+    uint32_t *f = track_frames(w, wt, 0, last, &n);
     if (!f)
         return nomem(w);
     n = unique_sorted(f, n);
-    wt->recs = calloc(n ? n : 1, sizeof *wt->recs);
+    wt->recs = ak_job_alloc(w->job, n, sizeof *wt->recs);
     if (!wt->recs) {
-        free(f);
+        ak_job_free(w->job, f);
         return nomem(w);
     }
     unsigned char prev[AK_CHANNELS][12];
@@ -411,7 +411,7 @@ static ak_status generate_records(wctx *w, wtrack *wt, uint32_t bone, uint32_t l
             continue;
         wt->recs[wt->nrec++] = r;
     }
-    free(f);
+    ak_job_free(w->job, f);
     return AK_OK;
 }
 
@@ -666,7 +666,7 @@ static ak_status emit_layout(wctx *w, const ak_prop *lp)
         uint32_t frame = ak_load_u32(lp->data + p + 1), n = ak_load_u32(lp->data + p + 5);
         p += 9;
         if (n > cap) {
-            wrec **q = realloc(list, n * sizeof *q);
+            wrec **q = ak_job_realloc(w->job, list, n, sizeof *q);
             if (!q) {
                 s = nomem(w);
                 break;
@@ -679,7 +679,7 @@ static ak_status emit_layout(wctx *w, const ak_prop *lp)
         int tag = w->forced_tag >= 0 ? w->forced_tag : kind;
         s = emit_group(w, tag, frame, list, n);
     }
-    free(list);
+    ak_job_free(w->job, list);
     return s;
 }
 
@@ -696,7 +696,7 @@ static ak_status emit_sorted(wctx *w)
     size_t total = 0;
     for (size_t t = 0; t < w->ntr; t++)
         total += w->tr[t].nrec;
-    wrec **all = malloc((total ? total : 1) * sizeof *all);
+    wrec **all = ak_job_alloc(w->job, total, sizeof *all);
     if (!all)
         return nomem(w);
     size_t n = 0;
@@ -713,7 +713,7 @@ static ak_status emit_sorted(wctx *w)
         s = emit_group(w, tag, all[i]->frame, all + i, j - i);
         i = j;
     }
-    free(all);
+    ak_job_free(w->job, all);
     return s;
 }
 
@@ -808,7 +808,7 @@ static ak_status write_clip(wctx *w)
     w->ntr = clip->track_count;
     if (w->ntr > UINT32_MAX)
         return ak_fail(w->job, AK_E_UNSUPPORTED, -1, "too many tracks for BMAP");
-    w->tr = calloc(w->ntr ? w->ntr : 1, sizeof *w->tr);
+    w->tr = ak_job_alloc(w->job, w->ntr, sizeof *w->tr);
     if (!w->tr)
         return nomem(w);
     uint32_t max_frame = 0;
@@ -914,11 +914,11 @@ ak_status anm_write(ak_job *job, const ak_doc *doc, ak_sink *out)
     ak_status s = write_clip(&w);
     for (size_t t = 0; w.tr && t < w.ntr; t++) {
         for (int c = 0; c < AK_CHANNELS; c++)
-            free(w.tr[t].ch[c]);
-        free(w.tr[t].ex);
-        free(w.tr[t].recs);
+            ak_job_free(job, w.tr[t].ch[c]);
+        ak_job_free(job, w.tr[t].ex);
+        ak_job_free(job, w.tr[t].recs);
     }
-    free(w.tr);
+    ak_job_free(job, w.tr);
     if (s == AK_OK && ak_sink_failed(out))
         s = ak_fail(job, AK_E_NOMEM, -1, "out of memory while encoding");
     return s;

@@ -46,14 +46,22 @@ static int scratch(jr *r, size_t need)
 {
     if (need <= r->cap)
         return 1;
-    char *p = realloc(r->buf, need);
-    if (!p) {
-        ak_fail(r->job, AK_E_NOMEM, -1, "out of memory");
+    char *p = ak_job_realloc(r->job, r->buf, need, 1);
+    if (!p)
         return 0;
-    }
     r->buf = p;
     r->cap = need;
     return 1;
+}
+
+/* A copy that outlives the next latin1() call, which reuses r->buf. */
+static char *copy_string(jr *r, const char *s)
+{
+    size_t n = strlen(s);
+    char *p = ak_job_alloc(r->job, n + 1, 1);
+    if (p)
+        memcpy(p, s, n + 1);
+    return p;
 }
 
 /* The bytes of a JSON string: U+0080..U+00FF as one byte each (Latin-1),
@@ -214,9 +222,9 @@ static ak_status read_props(jr *r, json_t *obj, ak_props *props, const char *whe
         json_decref(ks);
         if (!k)
             return AK_E_NOMEM;
-        char *kcopy = strdup(k);
+        char *kcopy = copy_string(r, k);
         if (!kcopy)
-            return ak_fail(r->job, AK_E_NOMEM, -1, "out of memory");
+            return AK_E_NOMEM;
         ak_status st = AK_OK;
         double f;
         size_t n;
@@ -239,7 +247,7 @@ static ak_status read_props(jr *r, json_t *obj, ak_props *props, const char *whe
         } else {
             st = bad(r, pw, "a property must be an integer, a real, a string, {\"hex\":\"...\"} or {\"float\":...}");
         }
-        free(kcopy);
+        ak_job_free(r->job, kcopy);
         if (st != AK_OK)
             return ak_job_failed(r->job) ? st : ak_fail(r->job, st, -1, "%s: out of memory", pw);
     }
@@ -416,12 +424,12 @@ static ak_status read_event(jr *r, json_t *e, ak_clip *clip, const char *where)
     ak_status st = get_number(r, e, "time", 0, where, &time);
     if (st != AK_OK || (st = get_string(r, e, "type", "", where, &s)) != AK_OK)
         return st;
-    char *type = strdup(s);
+    char *type = copy_string(r, s);
     if (!type)
-        return ak_fail(r->job, AK_E_NOMEM, -1, "out of memory");
+        return AK_E_NOMEM;
     st = get_string(r, e, "info", "", where, &s);
     ak_event *ev = st == AK_OK ? ak_event_add(clip, time, type, s) : NULL;
-    free(type);
+    ak_job_free(r->job, type);
     if (st != AK_OK)
         return st;
     if (!ev)
@@ -488,13 +496,13 @@ static ak_status read_root(jr *r, json_t *root)
     ak_status st = get_string(r, root, "format", "", "document", &s);
     if (st != AK_OK)
         return st;
-    char *format = strdup(s);
+    char *format = copy_string(r, s);
     if (!format)
-        return ak_fail(r->job, AK_E_NOMEM, -1, "out of memory");
+        return AK_E_NOMEM;
     st = get_string(r, root, "variant", "", "document", &s);
     if (st == AK_OK && ak_doc_set_format(r->doc, format, s) != AK_OK)
         st = ak_job_failed(r->job) ? AK_E_NOMEM : ak_fail(r->job, AK_E_NOMEM, -1, "out of memory");
-    free(format);
+    ak_job_free(r->job, format);
     if (st != AK_OK || (st = read_props(r, root, &r->doc->props, "document")) != AK_OK)
         return st;
     json_t *clips = json_object_get(root, "clips");
@@ -521,7 +529,7 @@ ak_status json_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc
                        "JSON syntax: %s (line %d, column %d)", err.text, err.line, err.column);
     jr r = { job, bytes, size, doc, NULL, 0, 0 };
     ak_status st = read_root(&r, root);
-    free(r.buf);
+    ak_job_free(job, r.buf);
     json_decref(root);
     if (st == AK_OK && ak_job_failed(job))
         st = AK_E_DATA; /* the core keeps the first error's status */

@@ -685,13 +685,13 @@ static ak_status body(mab_ctx *c, dlayout *L)
     double *tscale = NULL;
     ak_status st = AK_OK;
     size_t nconst = 0, nanim = 0, nctr = 0, natr = 0;
-    tracks = calloc(L->bones, sizeof *tracks);
-    cbones = calloc(L->bones, sizeof *cbones);
-    abones = calloc(L->bones, sizeof *abones);
-    tbones = calloc(L->bones, sizeof *tbones);
-    abits = calloc(L->bones, sizeof *abits);
-    tbits = calloc(L->bones, sizeof *tbits);
-    tscale = calloc(L->bones, sizeof *tscale);
+    tracks = ak_job_alloc(c->job, L->bones, sizeof *tracks);
+    cbones = ak_job_alloc(c->job, L->bones, sizeof *cbones);
+    abones = ak_job_alloc(c->job, L->bones, sizeof *abones);
+    tbones = ak_job_alloc(c->job, L->bones, sizeof *tbones);
+    abits = ak_job_alloc(c->job, L->bones, sizeof *abits);
+    tbits = ak_job_alloc(c->job, L->bones, sizeof *tbits);
+    tscale = ak_job_alloc(c->job, L->bones, sizeof *tscale);
     if (!tracks || !cbones || !abones || !tbones || !abits || !tbits || !tscale) {
         st = mab_oom(c);
         goto done;
@@ -790,13 +790,13 @@ static ak_status body(mab_ctx *c, dlayout *L)
                 nctr);
     st = keep_spans(c, L, nconst);
 done:
-    free(tracks);
-    free(cbones);
-    free(abones);
-    free(tbones);
-    free(abits);
-    free(tbits);
-    free(tscale);
+    ak_job_free(c->job, tracks);
+    ak_job_free(c->job, cbones);
+    ak_job_free(c->job, abones);
+    ak_job_free(c->job, tbones);
+    ak_job_free(c->job, abits);
+    ak_job_free(c->job, tbits);
+    ak_job_free(c->job, tscale);
     return st;
 }
 

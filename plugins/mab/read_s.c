@@ -108,8 +108,8 @@ static ak_status group_table(mab_ctx *c, size_t sec, size_t table, size_t groups
     r.pos = table;
     if (!ak_need_array(&r, groups, 4, "group offsets"))
         return AK_E_DATA;
-    *starts = calloc(groups ? groups : 1, sizeof **starts);
-    *ends = calloc(groups ? groups : 1, sizeof **ends);
+    *starts = ak_job_alloc(c->job, groups, sizeof **starts);
+    *ends = ak_job_alloc(c->job, groups, sizeof **ends);
     if (!*starts || !*ends)
         return mab_oom(c);
     size_t table_end = table + 4 * entries;
@@ -174,7 +174,7 @@ static ak_status keep_raw(mab_ctx *c, const slayout *L, const int *modelled)
 static ak_status make_slots(mab_ctx *c, slots *s, size_t count)
 {
     s->count = count;
-    s->track = calloc(count ? count : 1, sizeof *s->track);
+    s->track = ak_job_alloc(c->job, count, sizeof *s->track);
     return s->track ? AK_OK : mab_oom(c);
 }
 
@@ -336,10 +336,10 @@ static ak_status read_fc2(mab_ctx *c)
                 fps = f;
         }
     }
-    free(starts);
-    free(ends);
+    ak_job_free(c->job, starts);
+    ak_job_free(c->job, ends);
     for (int m = 0; m < 4; m++)
-        free(sl[m].track);
+        ak_job_free(c->job, sl[m].track);
     if (st != AK_OK)
         return st;
     c->clip->tick_rate = fps;
@@ -465,10 +465,10 @@ static ak_status read_fc3(mab_ctx *c, unsigned version)
     if (st == AK_OK)
         st = keep_raw(c, &L, modelled);
 done:
-    free(starts);
-    free(ends);
-    free(cs.track);
-    free(ks.track);
+    ak_job_free(c->job, starts);
+    ak_job_free(c->job, ends);
+    ak_job_free(c->job, cs.track);
+    ak_job_free(c->job, ks.track);
     return st;
 }
 

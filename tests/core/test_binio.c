@@ -1,6 +1,10 @@
 /* test_binio.c - the bounds-checked reader and the output sink. */
 #include "testutil.h"
 
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct last {
@@ -201,6 +205,148 @@ START_TEST(float_bits_round_trip)
 }
 END_TEST
 
+/* ---- scratch memory ---------------------------------------------------------- */
+
+/* Counts the blocks a registry's allocator holds. */
+static long live_blocks;
+static void *count_alloc(void *u, size_t n) { (void)u; void *p = malloc(n); live_blocks += p != NULL; return p; }
+static void *count_realloc(void *u, void *p, size_t n)
+{
+    (void)u;
+    void *q = realloc(p, n);
+    live_blocks += q && !p;
+    return q;
+}
+static void count_free(void *u, void *p) { (void)u; live_blocks -= p != NULL; free(p); }
+static const ak_allocator counting = { count_alloc, count_realloc, count_free, NULL };
+
+static ak_registry *counting_registry(const ak_codec *codec)
+{
+    ak_registry_config cfg = { sizeof cfg, AK_REG_NO_PLUGINS, NULL, &counting, NULL, NULL, NULL };
+    ak_registry *reg = NULL;
+    ak_report rep = { 0 };
+    ck_assert_int_eq(ak_registry_open(&cfg, &reg, &rep), AK_OK);
+    ck_assert_int_eq(ak_registry_add_codec(reg, codec, 0, &rep), AK_OK);
+    return reg;
+}
+
+/* Zeroed, aligned, kept across growth; `a` is left for the job to free. */
+static int scratch_semantics(ak_reader *r)
+{
+    ak_job *job = r->job;
+    long before = live_blocks;
+    unsigned char *a = ak_job_alloc(job, 100, 1);
+    ck_assert_ptr_nonnull(a);
+    for (int i = 0; i < 100; i++)
+        ck_assert_uint_eq(a[i], 0);
+    memset(a, 0xAB, 100);
+    double *b = ak_job_alloc(job, 3, sizeof *b);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_uint_eq((uintptr_t)b % alignof(max_align_t), 0);
+    ck_assert(b[0] == 0.0 && b[2] == 0.0);
+    ck_assert_int_eq(live_blocks, before + 2);
+    a = ak_job_realloc(job, a, 5000, 1);
+    ck_assert_ptr_nonnull(a);
+    for (int i = 0; i < 5000; i++)
+        ck_assert_uint_eq(a[i], i < 100 ? 0xAB : 0);
+    ak_job_free(job, NULL);
+    ak_job_free(job, b);
+    ck_assert_int_eq(live_blocks, before + 1);
+    void *empty = ak_job_alloc(job, 0, 8); /* a valid pointer, like malloc(1) */
+    ck_assert_ptr_nonnull(empty);
+    ck_assert(!ak_job_failed(job));
+    return 1;
+}
+
+static int scratch_overflow(ak_reader *r)
+{
+    ck_assert_ptr_null(ak_job_alloc(r->job, SIZE_MAX / 2, 4));
+    ck_assert(ak_job_failed(r->job));
+    return 0;
+}
+
+static int scratch_over_limit(ak_reader *r)
+{
+    unsigned char *p = ak_job_alloc(r->job, 1000, 1);
+    ck_assert_ptr_nonnull(p);
+    p[999] = 1;
+    ck_assert_ptr_null(ak_job_realloc(r->job, p, 1u << 20, 1)); /* over the caller's 64 KiB */
+    ck_assert_uint_eq(p[999], 1); /* still the caller's */
+    return 0;
+}
+
+START_TEST(scratch_is_zeroed_kept_and_freed_by_the_job)
+{
+    ak_registry *reg = counting_registry(&scripted);
+    long base = live_blocks;
+    script = scratch_semantics;
+    ak_options o = { sizeof o, "scripted", "in.bin", NULL, 0 };
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    ck_assert_int_eq(ak_read(reg, bytes, sizeof bytes, &o, &doc, &rep), AK_OK);
+    ak_doc_free(doc);
+    ck_assert_int_eq(live_blocks, base); /* the two blocks left behind went with the job */
+    ak_registry_free(reg);
+    ck_assert_int_eq(live_blocks, 0);
+}
+END_TEST
+
+START_TEST(scratch_failures_fail_the_job)
+{
+    last l;
+    ck_assert_int_eq(run(scratch_overflow, bytes, sizeof bytes, &l), AK_E_LIMIT);
+    ck_assert_ptr_nonnull(strstr(l.text, "scratch buffer"));
+    /* Scratch counts against the same limit as the document. */
+    ak_registry *reg = counting_registry(&scripted);
+    long base = live_blocks;
+    script = scratch_over_limit;
+    ak_options o = { sizeof o, "scripted", "in.bin", NULL, 65536 };
+    memset(&l, 0, sizeof l);
+    ak_report rep = { 0 };
+    rep.on_message = keep;
+    rep.user = &l;
+    ak_doc *doc = NULL;
+    ck_assert_int_eq(ak_read(reg, bytes, sizeof bytes, &o, &doc, &rep), AK_E_LIMIT);
+    ck_assert_ptr_null(doc);
+    ck_assert_ptr_nonnull(strstr(l.text, "65536 bytes"));
+    ck_assert_int_eq(live_blocks, base);
+    ak_registry_free(reg);
+}
+END_TEST
+
+/* A writer's scratch: from the registry's allocator, gone after the write. */
+static ak_status hoarding_write(ak_job *job, const ak_doc *doc, ak_sink *s)
+{
+    (void)doc;
+    for (int i = 0; i < 10; i++)
+        if (!ak_job_alloc(job, 4096, 1))
+            return AK_E_NOMEM;
+    ak_put_u8(s, 7);
+    return AK_OK;
+}
+
+static const ak_codec hoarder = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), AK_CAP_MULTI_CLIP, "hoarder",
+                                  "1", "t", "MIT", "hd", NULL, NULL, hoarding_write };
+
+START_TEST(writer_scratch_is_freed_by_the_job)
+{
+    ak_registry *reg = counting_registry(&hoarder);
+    long base = live_blocks;
+    ak_doc *doc = ak_doc_new();
+    unsigned char *out = NULL;
+    size_t n = 0;
+    ak_options o = { sizeof o, "hoarder", NULL, NULL, 0 };
+    ak_report rep = { 0 };
+    ck_assert_int_eq(ak_write(reg, doc, &o, &out, &n, &rep), AK_OK);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_int_eq(live_blocks, base + 1); /* only the output */
+    ak_buffer_free(reg, out);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+    ck_assert_int_eq(live_blocks, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("binio");
@@ -212,6 +358,9 @@ int main(void)
     tcase_add_test(tc, seek_past_end_fails);
     tcase_add_test(tc, sink_writes_little_endian);
     tcase_add_test(tc, float_bits_round_trip);
+    tcase_add_test(tc, scratch_is_zeroed_kept_and_freed_by_the_job);
+    tcase_add_test(tc, scratch_failures_fail_the_job);
+    tcase_add_test(tc, writer_scratch_is_freed_by_the_job);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }

@@ -79,7 +79,7 @@ START_TEST(broken_plugins_are_refused_and_skipped)
 {
     make_tmpdir();
     char text[8192] = "", p[PATH_MAX];
-    const char *names[] = { "akm", "badabi", "newminor", "nosym", "small", "dupname" };
+    const char *names[] = { "akm", "oldminor", "badabi", "newminor", "nosym", "small", "dupname" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         size_t used = strlen(text);
         snprintf(text + used, sizeof text - used, "[plugin %s]\npath = %s\n", names[i],
@@ -102,13 +102,20 @@ START_TEST(broken_plugins_are_refused_and_skipped)
     strcat(text, "[animkit]\nplugin_dir = .\nautoload = no\n");
     ak_report rep = { 0 };
     ak_registry *reg = open_config(text, &rep);
-    ck_assert_uint_eq(ak_registry_count(reg), 1);
+    /* An older minor loads; everything else is refused. */
+    ck_assert_uint_eq(ak_registry_count(reg), 2);
     ck_assert_str_eq(ak_registry_plugin(reg, 0)->codec->name, "akm");
+    ck_assert_str_eq(ak_registry_plugin(reg, 1)->codec->name, "oldminor");
+    ck_assert_uint_eq(ak_registry_plugin(reg, 1)->codec->abi_minor, 0);
     const char *why;
+    char expect[128];
     ck_assert_ptr_nonnull(why = refusal(reg, "badabi"));
-    ck_assert_ptr_nonnull(strstr(why, "built for animkit ABI 2.0, but this animkit has ABI 1.0"));
+    snprintf(expect, sizeof expect, "built for animkit ABI 2.0, but this animkit has ABI %d.%d", AK_ABI_MAJOR,
+             AK_ABI_MINOR);
+    ck_assert_ptr_nonnull(strstr(why, expect));
     ck_assert_ptr_nonnull(why = refusal(reg, "newminor"));
-    ck_assert_ptr_nonnull(strstr(why, "ABI 1.1"));
+    snprintf(expect, sizeof expect, "ABI %d.%d", AK_ABI_MAJOR, AK_ABI_MINOR + 1);
+    ck_assert_ptr_nonnull(strstr(why, expect));
     ck_assert_ptr_nonnull(why = refusal(reg, "nosym"));
     ck_assert_ptr_nonnull(strstr(why, "no entry symbol 'animkit_codec'"));
     ck_assert_ptr_nonnull(why = refusal(reg, "small"));
@@ -137,7 +144,7 @@ START_TEST(autoload_and_disable)
     snprintf(text, sizeof text,
              "[animkit]\nplugin_dir = %s\n[plugin badabi]\nenabled = no\n[plugin newminor]\nenabled = no\n"
              "[plugin nosym]\nenabled = no\n[plugin small]\nenabled = no\n[plugin dupname]\nenabled = no\n"
-             "[plugin rival]\nenabled = no\n",
+             "[plugin rival]\nenabled = no\n[plugin oldminor]\nenabled = no\n",
              p);
     ak_report rep = { 0 };
     ak_registry *reg = open_config(text, &rep);

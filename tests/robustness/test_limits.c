@@ -15,7 +15,7 @@
  * "repeat n times" field would do: it builds n things without asking
  * ak_need_array, so only the core's cap stands between it and the memory
  * of the machine. */
-enum { GRD_KEYS, GRD_RESERVE, GRD_TRACKS, GRD_CLIPS, GRD_EVENTS, GRD_PROPS, GRD_MODES };
+enum { GRD_KEYS, GRD_RESERVE, GRD_TRACKS, GRD_CLIPS, GRD_EVENTS, GRD_PROPS, GRD_SCRATCH, GRD_GROW, GRD_MODES };
 
 static int grd_probe(const unsigned char *b, size_t n, const char *f)
 {
@@ -66,6 +66,22 @@ static ak_status grd_read(ak_job *job, const unsigned char *bytes, size_t size, 
             if (ak_prop_set_bytes(doc, &track->props, "p", bytes, size) != AK_OK)
                 return AK_E_NOMEM;
             break;
+        case GRD_SCRATCH:
+            /* Working memory, never given back: the job frees it. */
+            if (!ak_job_alloc(job, 1, 65536))
+                return AK_E_NOMEM;
+            break;
+        case GRD_GROW: {
+            static const size_t step = 1u << 20;
+            void *grown = ak_job_realloc(job, NULL, 1, step);
+            for (uint32_t k = 2; grown && k <= n; k++) {
+                void *more = ak_job_realloc(job, grown, k, step);
+                if (!more)
+                    return AK_E_NOMEM; /* `grown` is still the job's and is freed with it */
+                grown = more;
+            }
+            return grown ? ak_fail(job, AK_E_DATA, 5, "%u MiB of scratch passed", (unsigned)n) : AK_E_NOMEM;
+        }
         default:
             return ak_fail(job, AK_E_UNSUPPORTED, 4, "mode %u", mode);
         }
