@@ -39,6 +39,17 @@ unsigned char *ak_test_slurp(const char *path, size_t *size)
     return buf;
 }
 
+unsigned char *ak_test_corpus_file(const char *relative, size_t *size)
+{
+    char path[4096], why[4200];
+    if (!ak_test_corpus(relative, path, sizeof path)) {
+        snprintf(why, sizeof why, "corpus file %s not found (set AK_CORPUS)", relative);
+        ak_test_skip(why);
+        return NULL;
+    }
+    return ak_test_slurp(path, size);
+}
+
 ak_registry *ak_test_registry(const ak_codec *const *codecs)
 {
     ak_registry_config cfg = { sizeof cfg, AK_REG_NO_PLUGINS, NULL, NULL, NULL, NULL, NULL };

@@ -13,6 +13,9 @@ const char *ak_test_corpus(const char *relative, char *buf, size_t size);
 void ak_test_skip(const char *why);
 /* The whole file, malloc'd; fails the test when it cannot be read. */
 unsigned char *ak_test_slurp(const char *path, size_t *size);
+/* The corpus file's bytes (malloc'd), or NULL after printing why it is
+ * skipped; the caller then returns. */
+unsigned char *ak_test_corpus_file(const char *relative, size_t *size);
 /* A registry holding exactly these codecs (NULL-terminated). */
 ak_registry *ak_test_registry(const ak_codec *const *codecs);
 /* Reads bytes with the given codec; fails the test with the report on error. */

@@ -438,15 +438,12 @@ END_TEST
  * ------------------------------------------------------------------------ */
 START_TEST(t_corpus)
 {
-    char path[4096];
-    if (!ak_test_corpus(CORPUS_FILE, path, sizeof path)) {
-        ak_test_skip("corpus " CORPUS_FILE " not found (set AK_CORPUS)");
-        return;
-    }
     size_t size;
-    unsigned char *bytes = ak_test_slurp(path, &size);
+    unsigned char *bytes = ak_test_corpus_file(CORPUS_FILE, &size);
+    if (!bytes)
+        return;
     ak_registry *reg = registry();
-    ak_doc *doc = ak_test_read(reg, bytes, size, path);
+    ak_doc *doc = ak_test_read(reg, bytes, size, CORPUS_FILE);
     ck_assert_str_eq(doc->format, "ani");
     ck_assert_str_eq(doc->variant, "4000");
     ck_assert_uint_eq(doc->clip_count, 1);
@@ -551,15 +548,12 @@ END_TEST
 /* Edits on the corpus: only the edited values change. */
 START_TEST(t_corpus_edits)
 {
-    char path[4096];
-    if (!ak_test_corpus(CORPUS_FILE, path, sizeof path)) {
-        ak_test_skip("corpus " CORPUS_FILE " not found (set AK_CORPUS)");
-        return;
-    }
     size_t size;
-    unsigned char *bytes = ak_test_slurp(path, &size);
+    unsigned char *bytes = ak_test_corpus_file(CORPUS_FILE, &size);
+    if (!bytes)
+        return;
     ak_registry *reg = registry();
-    ak_doc *doc = ak_test_read(reg, bytes, size, path);
+    ak_doc *doc = ak_test_read(reg, bytes, size, CORPUS_FILE);
     ak_clip *clip = doc->clips[0];
     /* event time 0 -> 0.5 s: stored as 500.0f at offset 64 */
     clip->events[0].time = 0.5;
@@ -614,15 +608,12 @@ END_TEST
 /* Corpus (4000) -> 4001 and 4002 -> read back: within the sheet's bounds. */
 START_TEST(t_corpus_convert)
 {
-    char path[4096];
-    if (!ak_test_corpus(CORPUS_FILE, path, sizeof path)) {
-        ak_test_skip("corpus " CORPUS_FILE " not found (set AK_CORPUS)");
-        return;
-    }
     size_t size;
-    unsigned char *bytes = ak_test_slurp(path, &size);
+    unsigned char *bytes = ak_test_corpus_file(CORPUS_FILE, &size);
+    if (!bytes)
+        return;
     ak_registry *reg = registry();
-    ak_doc *doc = ak_test_read(reg, bytes, size, path);
+    ak_doc *doc = ak_test_read(reg, bytes, size, CORPUS_FILE);
     const char *variants[] = { "4001", "4002" };
     const double bound[] = { 0.68, 0.0062 };
     for (int v = 0; v < 2; v++) {
@@ -1354,13 +1345,10 @@ END_TEST
 
 START_TEST(t_corpus_truncations)
 {
-    char path[4096];
-    if (!ak_test_corpus(CORPUS_FILE, path, sizeof path)) {
-        ak_test_skip("corpus " CORPUS_FILE " not found (set AK_CORPUS)");
-        return;
-    }
     size_t size;
-    unsigned char *bytes = ak_test_slurp(path, &size);
+    unsigned char *bytes = ak_test_corpus_file(CORPUS_FILE, &size);
+    if (!bytes)
+        return;
     ak_registry *reg = registry();
     /* every byte of the header and the first track, then sampled cuts */
     for (size_t cut = 0; cut < 200; cut++)

@@ -154,11 +154,9 @@ static const sample samples[] = {
 
 static unsigned char *corpus_file(const char *name, size_t *n)
 {
-    char rel[256], path[1024];
+    char rel[256];
     snprintf(rel, sizeof rel, "anm/%s.anm", name);
-    if (!ak_test_corpus(rel, path, sizeof path))
-        return NULL;
-    return ak_test_slurp(path, n);
+    return ak_test_corpus_file(rel, n);
 }
 
 START_TEST(t_corpus)
@@ -166,12 +164,8 @@ START_TEST(t_corpus)
     const sample *s = &samples[_i];
     size_t n;
     unsigned char *data = corpus_file(s->name, &n);
-    if (!data) {
-        char why[300];
-        snprintf(why, sizeof why, "corpus file anm/%s.anm not present", s->name);
-        ak_test_skip(why);
+    if (!data)
         return;
-    }
     ak_registry *reg = reg_anm();
     ak_doc *doc = ak_test_read(reg, data, n, s->name);
     ck_assert_str_eq(doc->variant, s->variant);
@@ -262,10 +256,8 @@ START_TEST(t_smallest_sample)
 {
     size_t n;
     unsigned char *data = corpus_file("frm2_v60000_frms1_1bone_r35_engine_r", &n);
-    if (!data) {
-        ak_test_skip("corpus file anm/frm2_v60000_frms1_1bone_r35_engine_r.anm not present");
+    if (!data)
         return;
-    }
     ck_assert_uint_eq(n, 68);
     ak_registry *reg = reg_anm();
     ak_doc *doc = ak_test_read(reg, data, n, "engine_r");
@@ -734,10 +726,8 @@ START_TEST(t_edit_frmn_corpus)
 {
     size_t n;
     unsigned char *data = corpus_file("frmn_v40000_mesh_citroen45_engine", &n);
-    if (!data) {
-        ak_test_skip("corpus file anm/frmn_v40000_mesh_citroen45_engine.anm not present");
+    if (!data)
         return;
-    }
     ak_registry *reg = reg_anm();
     ak_doc *d = ak_test_read(reg, data, n, "citroen45");
     ak_track *t = NULL;
@@ -793,10 +783,8 @@ START_TEST(t_convert_corpus)
     for (int f = 0; f < 3; f++) {
         size_t n;
         unsigned char *data = corpus_file(names[f], &n);
-        if (!data) {
-            ak_test_skip("an anm corpus file for the conversion test is not present");
+        if (!data)
             continue;
-        }
         ak_doc *d = ak_test_read(reg, data, n, names[f]);
         const char *to[] = { f == 0 ? "variant=6.0" : "variant=4.0", NULL };
         ak_report rep = { 0 };

@@ -347,15 +347,6 @@ static const corpus_file corpus[] = {
 };
 #define NCORPUS (sizeof corpus / sizeof corpus[0])
 
-static unsigned char *load(const char *rel, size_t *n)
-{
-    char path[4096];
-    if (!ak_test_corpus(rel, path, sizeof path)) {
-        ak_test_skip("corpus not found ($AK_CORPUS): ifp corpus tests");
-        return NULL;
-    }
-    return ak_test_slurp(path, n);
-}
 
 static void check_warnings(const corpus_file *f, const msgs *ms)
 {
@@ -376,7 +367,7 @@ START_TEST(t_corpus_file)
 {
     const corpus_file *f = &corpus[_i];
     size_t n;
-    unsigned char *b = load(f->name, &n);
+    unsigned char *b = ak_test_corpus_file(f->name, &n);
     if (!b)
         return;
     ak_registry *reg = registry();
@@ -446,7 +437,7 @@ START_TEST(t_foreign_reencode)
 {
     const corpus_file *f = &corpus[_i];
     size_t n;
-    unsigned char *b = load(f->name, &n);
+    unsigned char *b = ak_test_corpus_file(f->name, &n);
     if (!b)
         return;
     ak_registry *reg = registry();
@@ -483,7 +474,7 @@ END_TEST
 START_TEST(t_known_key)
 {
     size_t n;
-    unsigned char *b = load("ifp/ped_cretaceous.ifp", &n);
+    unsigned char *b = ak_test_corpus_file("ifp/ped_cretaceous.ifp", &n);
     if (!b)
         return;
     ak_registry *reg = registry();
@@ -556,10 +547,10 @@ static int ieq(const char *a, const char *b)
 START_TEST(t_vc_sa)
 {
     size_t nv, ns;
-    unsigned char *bv = load("ifp/vice.ifp", &nv);
+    unsigned char *bv = ak_test_corpus_file("ifp/vice.ifp", &nv);
     if (!bv)
         return;
-    unsigned char *bs = load("ifp/ped_cretaceous.ifp", &ns);
+    unsigned char *bs = ak_test_corpus_file("ifp/ped_cretaceous.ifp", &ns);
     ck_assert_ptr_nonnull(bs);
     ak_registry *reg = registry();
     ak_doc *vc = ak_test_read(reg, bv, nv, "vice.ifp");
@@ -1093,7 +1084,7 @@ static void find_key_fn(void *user, const wkey *k)
 START_TEST(t_edit_key)
 {
     size_t n;
-    unsigned char *b = load("ifp/ped_cretaceous.ifp", &n);
+    unsigned char *b = ak_test_corpus_file("ifp/ped_cretaceous.ifp", &n);
     if (!b)
         return;
     ak_registry *reg = registry();
@@ -1509,7 +1500,7 @@ START_TEST(t_bad_corpus)
     ak_registry *reg = registry();
     for (size_t i = 0; i < NCORPUS; i++) {
         size_t n;
-        unsigned char *b = load(corpus[i].name, &n);
+        unsigned char *b = ak_test_corpus_file(corpus[i].name, &n);
         if (!b)
             break;
         sweep_truncations(reg, b, n, corpus[i].name);

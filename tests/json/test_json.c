@@ -309,15 +309,12 @@ static char *edit_first_rotation(const char *json, int comp, const char *value, 
 
 static void edit_trip(const char *rel, const char *format, int comp, int exact_value)
 {
-    char path[512];
-    if (!ak_test_corpus(rel, path, sizeof path)) {
-        ak_test_skip("corpus not found (set AK_CORPUS)");
-        return;
-    }
-    ak_registry *reg = registry();
     size_t n;
-    unsigned char *bytes = ak_test_slurp(path, &n);
-    ak_doc *doc = ak_test_read(reg, bytes, n, path);
+    unsigned char *bytes = ak_test_corpus_file(rel, &n);
+    if (!bytes)
+        return;
+    ak_registry *reg = registry();
+    ak_doc *doc = ak_test_read(reg, bytes, n, rel);
     size_t jn;
     unsigned char *json = to_json(reg, doc, &jn);
     char *text = malloc(jn + 1);

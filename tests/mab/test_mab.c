@@ -88,20 +88,17 @@ static uint32_t getbits(const unsigned char *d, size_t size, uint64_t *pos, unsi
 
 START_TEST(legion_file)
 {
-    char path[1024];
-    if (!ak_test_corpus(LEGION, path, sizeof path)) {
-        ak_test_skip("corpus file " LEGION " not found (set AK_CORPUS)");
-        return;
-    }
     size_t n;
-    unsigned char *bytes = ak_test_slurp(path, &n);
+    unsigned char *bytes = ak_test_corpus_file(LEGION, &n);
+    if (!bytes)
+        return;
     ak_registry *reg = reg_mab();
     warn_log wl = { 0 };
     ak_report rep = { 0 };
     rep.on_message = on_msg;
     rep.user = &wl;
     ak_doc *doc = NULL;
-    ck_assert_int_eq(ak_test_try_read(reg, bytes, n, path, &doc, &rep), AK_OK);
+    ck_assert_int_eq(ak_test_try_read(reg, bytes, n, LEGION, &doc, &rep), AK_OK);
     for (unsigned i = 0; i < wl.count; i++) {
         printf("legion warning: %s\n", wl.text[i]);
         ck_assert_msg(strstr(wl.text[i], "joint rotations") == NULL, "rotation warning: %s", wl.text[i]);
@@ -221,7 +218,7 @@ START_TEST(legion_file)
     ck_assert_uint_eq(accounted_bytes(doc, keys), n);
 
     /* Probe. */
-    ck_assert_int_eq(mab_codec()->probe(bytes, n, path), AK_PROBE_MAGIC);
+    ck_assert_int_eq(mab_codec()->probe(bytes, n, LEGION), AK_PROBE_MAGIC);
     ck_assert_int_eq(mab_codec()->probe(bytes, n, NULL), AK_PROBE_MAGIC);
     ak_doc_free(doc);
     ak_registry_free(reg);
@@ -1039,13 +1036,10 @@ END_TEST
 
 START_TEST(bad_input_legion)
 {
-    char path[1024];
-    if (!ak_test_corpus(LEGION, path, sizeof path)) {
-        ak_test_skip("corpus file " LEGION " not found (set AK_CORPUS)");
-        return;
-    }
     size_t n;
-    unsigned char *bytes = ak_test_slurp(path, &n);
+    unsigned char *bytes = ak_test_corpus_file(LEGION, &n);
+    if (!bytes)
+        return;
     ak_registry *reg = reg_mab();
     unsigned before = sweep_errors;
     sweep(reg, bytes, n, n / 150, 400, "legion");
