@@ -66,14 +66,15 @@ static inline void fuzz_walk(const ak_doc *doc, FILE *devnull)
         ak_doc_write_json(doc, NULL, AK_JSON_RAW | AK_JSON_TICKS, devnull);
 }
 
-/* Writes `doc` with `codec`; if that works, the output must read back with
- * the same codec, and (when `stable`) writing that again must give the
- * same bytes. */
-static inline void fuzz_roundtrip(const ak_registry *reg, const ak_codec *codec, const ak_doc *doc, int stable)
+/* Writes `doc` with `codec` and `params` (NULL-terminated "key=value", or
+ * NULL); if that works, the output must read back with the same codec, and
+ * (when `stable`) writing that again must give the same bytes. */
+static inline void fuzz_roundtrip(const ak_registry *reg, const ak_codec *codec, const ak_doc *doc,
+                                  const char *const *params, int stable)
 {
     if (!codec->write)
         return;
-    ak_options w = { sizeof w, codec->name, NULL, NULL, 0 };
+    ak_options w = { sizeof w, codec->name, NULL, params, 0 };
     ak_report rep;
     memset(&rep, 0, sizeof rep);
     unsigned char *out1 = NULL;

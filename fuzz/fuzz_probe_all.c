@@ -56,10 +56,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_CHECK(one != NULL, "clone failed");
             while (one->clip_count > 1)
                 ak_clip_remove(one, one->clip_count - 1);
-            fuzz_roundtrip(reg, c, one, 0);
+            fuzz_roundtrip(reg, c, one, NULL, 0);
             ak_doc_free(one);
         } else {
-            fuzz_roundtrip(reg, c, doc, 0);
+            fuzz_roundtrip(reg, c, doc, NULL, 0);
         }
     }
     ak_doc_free(doc);

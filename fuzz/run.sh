@@ -2,6 +2,7 @@
 # fuzz/run.sh - build the libFuzzer targets and run each for a while.
 #
 # Usage:  fuzz/run.sh [SECONDS] [TARGET...]        (from any folder)
+#         fuzz/run.sh --coverage [TARGET...]
 #
 #   SECONDS  how long each target runs (default 60); 0 = build only.
 #   TARGET   fuzz_<plugin> (one per plugin: probe, read with the format
@@ -9,6 +10,11 @@
 #            first), fuzz_probe_all (probe every plugin, read with the winner,
 #            convert into every other writable format and read that back),
 #            fuzz_config (the INI config loader). Default: all of them.
+#   --coverage  instead of fuzzing, replay each target's grown corpus and
+#            seeds once through a build instrumented for source coverage
+#            (clang -fprofile-instr-generate, no sanitizers) and print
+#            llvm-cov's line and branch coverage of the files that target
+#            exercises; the profiles stay in $OUT/cov/.
 #
 # Exit status: 0 when no target found anything, 1 when any target crashed,
 # leaked, hung, ran out of memory or broke an invariant, 2 when the build
@@ -42,9 +48,16 @@ set -u
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src=$(cd "$here/.." && pwd)
-secs=${1:-60}
-[ $# -gt 0 ] && shift
-case "$secs" in ''|*[!0-9]*) echo "usage: $0 [SECONDS] [TARGET...]" >&2; exit 64 ;; esac
+mode=fuzz
+if [ "${1:-}" = --coverage ]; then
+    mode=coverage
+    shift
+    secs=0
+else
+    secs=${1:-60}
+    [ $# -gt 0 ] && shift
+fi
+case "$secs" in ''|*[!0-9]*) echo "usage: $0 [SECONDS | --coverage] [TARGET...]" >&2; exit 64 ;; esac
 
 out=${AK_FUZZ_DIR:-${TMPDIR:-/tmp}/animkit-fuzz}
 corpus=${AK_CORPUS:-$src/../shared/corpus}
@@ -52,7 +65,11 @@ max_len=${AK_FUZZ_MAX_LEN:-131072}
 if [ -z "${CC:-}" ]; then
     if command -v clang >/dev/null 2>&1; then CC=clang; else CC=clang-14; fi
 fi
-mkdir -p "$out/obj" "$out/bin" "$out/logs" "$out/gen" || exit 2
+# Coverage builds go beside the fuzzing ones, never over them.
+build=$out
+[ "$mode" = coverage ] && build=$out/cov
+obj=$build/obj bin=$build/bin
+mkdir -p "$obj" "$bin" "$out/logs" "$out/gen" || exit 2
 
 # ---- which plugins, with which sources --------------------------------------
 # The sources of plugins/NAME/libNAME-impl.la, from its local.mk.
@@ -106,6 +123,7 @@ for p in "${plugins[@]}"; do
     done
 done
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+[ "$mode" = coverage ] && san="-fprofile-instr-generate -fcoverage-mapping"
 cflags="-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Wno-unused-parameter
     -I$out/gen -I$src/core $inih_cflags $san -fsanitize=fuzzer-no-link
     -DAK_PLUGINDIR=\"/nonexistent/animkit-fuzz/plugins\" -DAK_SYSCONFDIR=\"/nonexistent/animkit-fuzz/etc\""
@@ -117,10 +135,10 @@ compile() { # source object [extra flags]
     "$CC" $cflags "$@" -c "$s" -o "$o" 2>"$o.err" || { cat "$o.err" >&2; return 1; }
 }
 
-echo "fuzz: building with $CC into $out (plugins: ${plugins[*]})"
+echo "fuzz: building with $CC into $build (plugins: ${plugins[*]})"
 objs=()
 for s in "$src"/core/*.c; do
-    o="$out/obj/core-$(basename "$s" .c).o"
+    o="$obj/core-$(basename "$s" .c).o"
     extra=()
     # The config fuzzer must never map a file named by its input.
     [ "$(basename "$s")" = registry.c ] && extra=(-Ddlopen=ak_fuzz_dlopen)
@@ -129,7 +147,7 @@ for s in "$src"/core/*.c; do
 done
 for p in "${plugins[@]}"; do
     for rel in $(plugin_sources "$p"); do
-        o="$out/obj/$p-$(basename "$rel" .c).o"
+        o="$obj/$p-$(basename "$rel" .c).o"
         compile "$src/$rel" "$o" || exit 2
         objs+=("$o")
     done
@@ -140,34 +158,34 @@ cat >"$out/gen/dlopen_stub.c" <<'EOF'
 void *ak_fuzz_dlopen(const char *path, int flags);
 void *ak_fuzz_dlopen(const char *path, int flags) { (void)path; (void)flags; return 0; }
 EOF
-compile "$out/gen/dlopen_stub.c" "$out/obj/dlopen_stub.o" || exit 2
+compile "$out/gen/dlopen_stub.c" "$obj/dlopen_stub.o" || exit 2
 
 link() { # target objects...
     local t=$1
     shift
     # shellcheck disable=SC2086
-    "$CC" $san -fsanitize=fuzzer "$@" "${objs[@]}" $inih_libs -ldl -lm -o "$out/bin/$t" ||
+    "$CC" $san -fsanitize=fuzzer "$@" "${objs[@]}" $inih_libs -ldl -lm -o "$bin/$t" ||
         { echo "fuzz: linking $t failed" >&2; exit 2; }
 }
 
 all_targets=()
 for p in "${plugins[@]}"; do
-    compile "$here/fuzz_codec.c" "$out/obj/fuzz_$p.o" -I"$here" -DFUZZ_PLUGIN="$p" -Werror || exit 2
-    link "fuzz_$p" "$out/obj/fuzz_$p.o" "$out/obj/dlopen_stub.o"
+    compile "$here/fuzz_codec.c" "$obj/fuzz_$p.o" -I"$here" -DFUZZ_PLUGIN="$p" -Werror || exit 2
+    link "fuzz_$p" "$obj/fuzz_$p.o" "$obj/dlopen_stub.o"
     all_targets+=("fuzz_$p")
 done
-compile "$here/fuzz_probe_all.c" "$out/obj/fuzz_probe_all.o" -I"$here" -Werror || exit 2
-link fuzz_probe_all "$out/obj/fuzz_probe_all.o" "$out/obj/dlopen_stub.o"
-compile "$here/fuzz_config.c" "$out/obj/fuzz_config.o" -I"$here" -Werror || exit 2
-link fuzz_config "$out/obj/fuzz_config.o"
+compile "$here/fuzz_probe_all.c" "$obj/fuzz_probe_all.o" -I"$here" -Werror || exit 2
+link fuzz_probe_all "$obj/fuzz_probe_all.o" "$obj/dlopen_stub.o"
+compile "$here/fuzz_config.c" "$obj/fuzz_config.o" -I"$here" -Werror || exit 2
+link fuzz_config "$obj/fuzz_config.o"
 all_targets+=(fuzz_probe_all fuzz_config)
-# The seed generator (not a fuzz target): $out/bin/make_seeds fuzz/seeds
-compile "$here/make_seeds.c" "$out/obj/make_seeds.o" -I"$here" -Werror || exit 2
+# The seed generator (not a fuzz target): $AK_FUZZ_DIR/bin/make_seeds fuzz/seeds
+compile "$here/make_seeds.c" "$obj/make_seeds.o" -I"$here" -Werror || exit 2
 # shellcheck disable=SC2086
-"$CC" $san -fsanitize=fuzzer-no-link "$out/obj/make_seeds.o" "$out/obj/dlopen_stub.o" "${objs[@]}" \
-    $inih_libs -ldl -lm -o "$out/bin/make_seeds" || { echo "fuzz: linking make_seeds failed" >&2; exit 2; }
+"$CC" $san -fsanitize=fuzzer-no-link "$obj/make_seeds.o" "$obj/dlopen_stub.o" "${objs[@]}" \
+    $inih_libs -ldl -lm -o "$bin/make_seeds" || { echo "fuzz: linking make_seeds failed" >&2; exit 2; }
 
-[ "$secs" -eq 0 ] && { echo "fuzz: built ${all_targets[*]}"; exit 0; }
+[ "$mode" = fuzz ] && [ "$secs" -eq 0 ] && { echo "fuzz: built ${all_targets[*]}"; exit 0; }
 
 # ---- run ----------------------------------------------------------------------
 targets=("$@")
@@ -189,6 +207,45 @@ seed_dirs() { # target -> folders of seeds
     return 0
 }
 
+# The files a target is there to exercise, for its coverage report.
+target_sources() {
+    case "$1" in
+    fuzz_probe_all) ls "$src"/plugins/*/*.c "$src"/core/*.c ;;
+    fuzz_config) echo "$src/core/config.c" "$src/core/registry.c" ;;
+    fuzz_*) ls "$src/plugins/${1#fuzz_}"/*.c ;;
+    esac
+}
+
+llvm_tool() { # name -> the plain or the -14 suffixed llvm tool
+    if command -v "$1" >/dev/null 2>&1; then echo "$1"; else echo "$1-14"; fi
+}
+
+if [ "$mode" = coverage ]; then
+    profdata=$(llvm_tool llvm-profdata) cov=$(llvm_tool llvm-cov)
+    status=0
+    for t in "${targets[@]}"; do
+        [ -x "$bin/$t" ] || { echo "fuzz: no target $t" >&2; status=1; continue; }
+        mapfile -t seeds < <(seed_dirs "$t")
+        dirs=()
+        for d in "$out/corpus/$t" "${seeds[@]}"; do [ -d "$d" ] && dirs+=("$d"); done
+        inputs=$(find "${dirs[@]}" -type f 2>/dev/null | wc -l)
+        rm -f "$build/$t".*.profraw
+        # -runs=0: execute the given corpus once, mutate nothing.
+        if ! LLVM_PROFILE_FILE="$build/$t.%p.profraw" "$bin/$t" -runs=0 -max_len="$max_len" \
+            "${dirs[@]}" >"$out/logs/$t.cov.log" 2>&1; then
+            echo "fuzz: $t failed while replaying its corpus; see $out/logs/$t.cov.log"
+            status=1
+            continue
+        fi
+        "$profdata" merge -sparse "$build/$t".*.profraw -o "$build/$t.profdata" || { status=1; continue; }
+        echo "fuzz: $t: coverage of $inputs inputs"
+        # shellcheck disable=SC2046
+        "$cov" report "$bin/$t" -instr-profile="$build/$t.profdata" $(target_sources "$t") |
+            sed -e "s|$src/||" -e 's/^/  /'
+    done
+    exit $status
+fi
+
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # Sets children_cpu to the CPU seconds (user + system) of this shell's
@@ -202,7 +259,7 @@ read_children_cpu() {
 status=0
 summary=()
 for t in "${targets[@]}"; do
-    if [ ! -x "$out/bin/$t" ]; then
+    if [ ! -x "$bin/$t" ]; then
         echo "fuzz: no target $t (have: ${all_targets[*]})" >&2
         status=1
         continue
@@ -212,7 +269,7 @@ for t in "${targets[@]}"; do
     # UBSan, which sees more than gcc's in the make check build).
     mapfile -t crashes < <(find "$src/tests/robustness/crashes" -type f ! -name README 2>/dev/null | sort)
     if [ ${#crashes[@]} -gt 0 ] && [ "$t" != fuzz_config ]; then
-        if ! "$out/bin/$t" -runs=1 "${crashes[@]}" >"$out/logs/$t.replay.log" 2>&1; then
+        if ! "$bin/$t" -runs=1 "${crashes[@]}" >"$out/logs/$t.replay.log" 2>&1; then
             status=1
             echo "fuzz: $t FAILED on a regression input; see $out/logs/$t.replay.log:"
             grep -E 'runtime error|ERROR|INVARIANT|Running' "$out/logs/$t.replay.log" | tail -n 20
@@ -224,7 +281,7 @@ for t in "${targets[@]}"; do
     read_children_cpu
     cpu_before=$children_cpu
     # shellcheck disable=SC2086
-    "$out/bin/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
+    "$bin/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
         -print_final_stats=1 -artifact_prefix="$out/artifacts/$t/" ${AK_FUZZ_FLAGS:-} \
         "$out/corpus/$t" "${seeds[@]}" >"$out/logs/$t.log" 2>&1
     rc=$?
