@@ -223,6 +223,7 @@ llvm_tool() { # name -> the plain or the -14 suffixed llvm tool
 if [ "$mode" = coverage ]; then
     profdata=$(llvm_tool llvm-profdata) cov=$(llvm_tool llvm-cov)
     status=0
+    covered=()
     for t in "${targets[@]}"; do
         [ -x "$bin/$t" ] || { echo "fuzz: no target $t" >&2; status=1; continue; }
         mapfile -t seeds < <(seed_dirs "$t")
@@ -242,7 +243,25 @@ if [ "$mode" = coverage ]; then
         # shellcheck disable=SC2046
         "$cov" report "$bin/$t" -instr-profile="$build/$t.profdata" $(target_sources "$t") |
             sed -e "s|$src/||" -e 's/^/  /'
+        covered+=("$t")
     done
+    # What all of them reach together: a writer that its own format's
+    # reader never feeds (ani's channel merge) is reached by a conversion.
+    if [ ${#covered[@]} -gt 1 ]; then
+        objects=()
+        profiles=()
+        for t in "${covered[@]}"; do
+            # llvm-cov takes the first binary plain, the others with -object.
+            [ ${#objects[@]} -gt 0 ] && objects+=(-object)
+            objects+=("$bin/$t")
+            profiles+=("$build/$t.profdata")
+        done
+        "$profdata" merge -sparse "${profiles[@]}" -o "$build/all.profdata" || exit 1
+        echo "fuzz: ${covered[*]} together"
+        # shellcheck disable=SC2046
+        "$cov" report "${objects[@]}" -instr-profile="$build/all.profdata" \
+            $(ls "$src"/core/*.c "$src"/plugins/*/*.c) | sed -e "s|$src/||" -e 's/^/  /'
+    fi
     exit $status
 fi
 
