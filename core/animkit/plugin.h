@@ -19,7 +19,6 @@
  *    against the bytes that remain. Check every count with ak_need_array()
  *    before reserving or looping on it.
  *  - Write output only into the ak_sink you are given.
- *
  *  - Take working memory with ak_job_alloc(), not malloc(): it counts
  *    against the same limit as the document.
  *
