@@ -189,7 +189,7 @@ static int build_frames(ifp_wr *w, const ak_track *t, int use_t, int use_s, ifp_
         size_t total = 0;
         for (int c = 0; c < 3; c++)
             total += ch[c] ? ch[c]->count : 0;
-        times = malloc(total * sizeof *times);
+        times = ak_job_alloc(w->job, total, sizeof *times);
         if (!times)
             return 0;
         n = 0;
@@ -205,9 +205,9 @@ static int build_frames(ifp_wr *w, const ak_track *t, int use_t, int use_s, ifp_
         n = u;
         w->resampled++;
     }
-    ifp_frame *f = n ? calloc(n, sizeof *f) : NULL;
-    if (n && !f) {
-        free(times);
+    ifp_frame *f = ak_job_alloc(w->job, n, sizeof *f);
+    if (!f) {
+        ak_job_free(w->job, times);
         return 0;
     }
     for (size_t i = 0; i < n; i++) {
@@ -242,7 +242,7 @@ static int build_frames(ifp_wr *w, const ak_track *t, int use_t, int use_s, ifp_
                 memcpy(fr->s, v, sizeof fr->s);
         }
     }
-    free(times);
+    ak_job_free(w->job, times);
     *out = f;
     *count = n;
     return 1;
@@ -380,7 +380,7 @@ static ak_status write_anp(ifp_wr *w)
             if (n > 0xFFFFu)
                 w->long_tracks++;
             if (n > UINT32_MAX) {
-                free(f);
+                ak_job_free(w->job, f);
                 return ak_fail(w->job, AK_E_USAGE, -1, "clip '%s', bone '%s': %zu keys do not fit a bone",
                                clip->name, t->bone, n);
             }
@@ -390,7 +390,7 @@ static ak_status write_anp(ifp_wr *w)
             ak_put_i32(o, t->has_bone_id ? t->bone_id : -1);
             for (size_t k = 0; k < n; k++)
                 put_anp_frame(w, type, &f[k]);
-            free(f);
+            ak_job_free(w->job, f);
             fdb += (uint64_t)n * ifp_frame_size((uint32_t)type);
         }
         if (anp3)
@@ -470,7 +470,7 @@ static ak_status write_anpk_clip(ifp_wr *w, const ak_clip *clip)
         if (!build_frames(w, t, kind >= 1, kind == 2, &f, &n))
             return oom(w);
         if (n > INT32_MAX) {
-            free(f);
+            ak_job_free(w->job, f);
             return ak_fail(w->job, AK_E_USAGE, -1, "clip '%s', bone '%s': %zu keys do not fit an ANPK bone",
                            clip->name, t->bone, n);
         }
@@ -499,7 +499,7 @@ static ak_status write_anpk_clip(ifp_wr *w, const ak_clip *clip)
             for (size_t k = 0; k < n; k++)
                 put_anpk_frame(w, kind, &f[k]);
         }
-        free(f);
+        ak_job_free(w->job, f);
         size_t cpan = ak_sink_size(o) - cpan_at - 4;
         ak_sink_patch_u32(o, cpan_at, (uint32_t)stale_get(w, &t->props, IFP_P_CPAN_SIZE, (int64_t)cpan));
     }
