@@ -206,6 +206,14 @@ static size_t clip_capacity(const ak_doc *doc)
     return cap;
 }
 
+static void skeleton_free(ak_heap *heap, ak_skeleton *sk)
+{
+    for (size_t i = 0; i < sk->bone_count; i++)
+        props_free(heap, &sk->bones[i].props);
+    ak_heap_free(heap, sk->bones, sk->bone_capacity_ * sizeof(ak_bone));
+    memset(sk, 0, sizeof *sk);
+}
+
 void ak_doc_free(ak_doc *doc)
 {
     if (!doc)
@@ -214,6 +222,7 @@ void ak_doc_free(ak_doc *doc)
     ak_heap *heap = &pv->heap;
     for (size_t i = 0; i < doc->clip_count; i++)
         clip_free(heap, doc->clips[i]);
+    skeleton_free(heap, &doc->skeleton);
     ak_heap_free(heap, doc->clips, clip_capacity(doc) * sizeof(ak_clip *));
     props_free(heap, &doc->props);
     for (ak_arena_block *b = pv->arena, *next; b; b = next) {
@@ -314,6 +323,7 @@ ak_track *ak_track_add(ak_clip *clip, const char *bone)
     memset(t, 0, sizeof *t);
     t->clip = clip;
     t->weight = 1.0;
+    t->skeleton_bone = -1;
     t->bone = arena_strdup(clip->doc, bone);
     if (!t->bone) {
         ak_heap_free(heap, t, sizeof *t);
@@ -461,6 +471,58 @@ ak_event *ak_event_add(ak_clip *clip, double time, const char *type, const char 
     return e;
 }
 
+ak_bone *ak_bone_add(ak_doc *doc, const char *name)
+{
+    ak_skeleton *sk = &doc->skeleton;
+    if (sk->bone_count >= INT32_MAX)
+        return NULL; /* parent indices are int32_t */
+    const char *n = arena_strdup(doc, name);
+    void *items = sk->bones;
+    if (!n || !grow_array(doc_heap(doc), &items, &sk->bone_capacity_, sk->bone_count + 1, sizeof(ak_bone)))
+        return NULL;
+    sk->bones = items;
+    ak_bone *b = &sk->bones[sk->bone_count++];
+    memset(b, 0, sizeof *b);
+    b->name = n;
+    b->parent = -1;
+    b->rotation[3] = 1.0;
+    b->scale[0] = b->scale[1] = b->scale[2] = 1.0;
+    return b;
+}
+
+ak_status ak_bone_set_name(ak_doc *doc, ak_bone *bone, const char *name)
+{
+    const char *n = arena_strdup(doc, name);
+    if (!n)
+        return AK_E_NOMEM;
+    bone->name = n;
+    return AK_OK;
+}
+
+int32_t ak_skeleton_find_name(const ak_doc *doc, const char *name)
+{
+    for (size_t i = 0; i < doc->skeleton.bone_count; i++)
+        if (strcmp(doc->skeleton.bones[i].name, name) == 0)
+            return (int32_t)i;
+    return -1;
+}
+
+int32_t ak_skeleton_find_id(const ak_doc *doc, int32_t id)
+{
+    for (size_t i = 0; i < doc->skeleton.bone_count; i++)
+        if (doc->skeleton.bones[i].has_id && doc->skeleton.bones[i].id == id)
+            return (int32_t)i;
+    return -1;
+}
+
+int32_t ak_skeleton_find_hash(const ak_doc *doc, uint32_t hash)
+{
+    for (size_t i = 0; i < doc->skeleton.bone_count; i++)
+        if (doc->skeleton.bones[i].has_hash && doc->skeleton.bones[i].hash == hash)
+            return (int32_t)i;
+    return -1;
+}
+
 static ak_prop *prop_slot(ak_doc *owner, ak_props *props, const char *key)
 {
     for (size_t i = 0; i < props->count; i++)
@@ -570,6 +632,7 @@ static ak_status copy_track(ak_clip *to, const ak_track *src)
     t->bone_hash = src->bone_hash;
     t->has_bone_hash = src->has_bone_hash;
     t->weight = src->weight;
+    t->skeleton_bone = src->skeleton_bone;
     for (int c = 0; c < AK_CHANNELS; c++) {
         const ak_channel *ch = &src->channel[c];
         if (ak_channel_reserve(t, (ak_channel_kind)c, ch->count) != AK_OK)
@@ -612,6 +675,24 @@ static ak_status copy_clip(ak_doc *to, const ak_clip *src)
     return copy_props(to, &c->props, &src->props);
 }
 
+static ak_status copy_skeleton(ak_doc *to, const ak_skeleton *src)
+{
+    for (size_t i = 0; i < src->bone_count; i++) {
+        const ak_bone *sb = &src->bones[i];
+        ak_bone *b = ak_bone_add(to, sb->name);
+        if (!b)
+            return AK_E_NOMEM;
+        const char *name = b->name;
+        *b = *sb;
+        b->name = name;
+        memset(&b->props, 0, sizeof b->props);
+        ak_status st = copy_props(to, &b->props, &sb->props);
+        if (st != AK_OK)
+            return st;
+    }
+    return AK_OK;
+}
+
 ak_doc *ak_doc_clone(const ak_doc *doc)
 {
     ak_doc *copy = ak_doc_new_with(&doc->private_->heap.allocator, 0);
@@ -622,6 +703,8 @@ ak_doc *ak_doc_clone(const ak_doc *doc)
         st = copy_clip(copy, doc->clips[i]);
     if (st == AK_OK)
         st = copy_props(copy, &copy->props, &doc->props);
+    if (st == AK_OK)
+        st = copy_skeleton(copy, &doc->skeleton);
     if (st != AK_OK) {
         ak_doc_free(copy);
         return NULL;

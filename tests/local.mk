@@ -19,7 +19,7 @@ TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -I$(top_srcdir)/tests $(NO_TRUNCATION
 TEST_PLUGIN_FLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
 check_LTLIBRARIES += tests/plugins/akm.la tests/plugins/badabi.la tests/plugins/newminor.la \
 	tests/plugins/nosym.la tests/plugins/small.la tests/plugins/dupname.la tests/plugins/rival.la \
-	tests/plugins/oldminor.la
+	tests/plugins/oldminor.la tests/plugins/minor11.la
 tests_plugins_akm_la_SOURCES = examples/plugin/akm.c
 tests_plugins_akm_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
 tests_plugins_akm_la_LIBADD = libanimkit.la
@@ -42,6 +42,9 @@ tests_plugins_rival_la_LIBADD = libanimkit.la
 tests_plugins_oldminor_la_SOURCES = tests/plugins/oldminor.c
 tests_plugins_oldminor_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
 tests_plugins_oldminor_la_LIBADD = libanimkit.la
+tests_plugins_minor11_la_SOURCES = tests/plugins/minor11.c
+tests_plugins_minor11_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
+tests_plugins_minor11_la_LIBADD = libanimkit.la
 
 CORE_TESTS = tests/core/test_model tests/core/test_binio tests/core/test_registry \
 	tests/core/test_config tests/core/test_fileio tests/core/test_cli tests/core/test_threads

@@ -109,6 +109,7 @@ AK_API void ak_message_format(const ak_message *msg, char *buf, size_t size);
 typedef struct ak_doc ak_doc;
 typedef struct ak_clip ak_clip;
 typedef struct ak_track ak_track;
+typedef struct ak_bone ak_bone;
 
 /* Opaque bytes that a format stores and the model has no field for. */
 typedef enum ak_prop_type {
@@ -180,6 +181,10 @@ struct ak_track {
     ak_channel channel[AK_CHANNELS];
     ak_props props;
     ak_clip *clip;
+    /* API 1.2: index into clip->doc->skeleton.bones of the bone this track
+     * drives, -1 when none. Set by ak_doc_match_skeleton(); matching never
+     * renames a track. */
+    int32_t skeleton_bone;
 };
 
 typedef struct ak_event {
@@ -204,6 +209,34 @@ struct ak_clip {
     size_t event_capacity_; /* private */
 };
 
+/*
+ * One bone of a skeleton (API 1.2): the rest pose of a model's joint.
+ * Rest values use the same conventions as keys: `rotation` is a unit
+ * quaternion (x, y, z, w) rotating from bone space into parent space, and
+ * translation and scale are in the parent's space and the file's units.
+ * Fields other than `name` and `props` may be set directly.
+ */
+struct ak_bone {
+    const char *name;     /* never NULL; "" when only an id or hash is known */
+    int32_t id;           /* valid when has_id (e.g. a RenderWare HAnim id) */
+    int has_id;
+    uint32_t hash;        /* valid when has_hash (CRC-32 of the name, as tracks) */
+    int has_hash;
+    int32_t parent;       /* index of the parent bone, -1 for a root; parents
+                             come before their children (ak_doc_validate) */
+    double translation[3];
+    double rotation[4];
+    double scale[3];
+    ak_props props;       /* what the source format stores beyond the model */
+};
+
+/* A bone hierarchy in parent-first order. */
+typedef struct ak_skeleton {
+    size_t bone_count;
+    ak_bone *bones;       /* valid until the next bone is added */
+    size_t bone_capacity_; /* private */
+} ak_skeleton;
+
 struct ak_doc {
     const char *format;  /* the format whose data (props, raw key bytes) the document
                             carries: the plugin that read it, or what a container such as
@@ -213,6 +246,9 @@ struct ak_doc {
     ak_clip **clips;
     ak_props props;
     struct ak_doc_private *private_; /* private */
+    /* API 1.2: the bone hierarchy and rest pose, bone_count 0 when the
+     * document has none (all animation formats but those that embed one). */
+    ak_skeleton skeleton;
 };
 
 /* A new empty document. Returns NULL when out of memory. */
@@ -256,6 +292,17 @@ AK_API void ak_key_touch(ak_key *key);
 AK_API uint64_t ak_key_digest(const ak_key *key, ak_channel_kind kind);
 
 AK_API ak_event *ak_event_add(ak_clip *clip, double time, const char *type, const char *info);
+
+/* Skeletons (API 1.2). Appends a bone named `name` (copied) with no parent,
+ * no id or hash and the identity rest pose; NULL when out of memory or
+ * over the read's allocation limit. The pointer is valid until the next
+ * bone is added; keep indices instead. */
+AK_API ak_bone *ak_bone_add(ak_doc *doc, const char *name);
+AK_API ak_status ak_bone_set_name(ak_doc *doc, ak_bone *bone, const char *name);
+/* Index of the first bone with this exact name, id or hash; -1 if none. */
+AK_API int32_t ak_skeleton_find_name(const ak_doc *doc, const char *name);
+AK_API int32_t ak_skeleton_find_id(const ak_doc *doc, int32_t id);
+AK_API int32_t ak_skeleton_find_hash(const ak_doc *doc, uint32_t hash);
 
 /* Properties: the `owner` is the document the props belong to. Setting an
  * existing key replaces its value. */

@@ -26,6 +26,10 @@
  *              1.1 - ak_job_alloc(), ak_job_realloc(), ak_job_free().
  *                    Building against this header says 1.1, which a 1.0
  *                    core refuses; 1.0 plugins keep loading.
+ *              1.2 - skeletons: ak_bone, ak_doc.skeleton, ak_track.skeleton_bone,
+ *                    ak_bone_add() and the ak_skeleton_find_*() lookups,
+ *                    AK_CAP_SKELETON.
+ *                    1.0 and 1.1 plugins keep loading.
  */
 #ifndef ANIMKIT_PLUGIN_H
 #define ANIMKIT_PLUGIN_H
@@ -37,7 +41,7 @@ extern "C" {
 #endif
 
 #define AK_ABI_MAJOR 1
-#define AK_ABI_MINOR 1
+#define AK_ABI_MINOR 2
 
 /* Name of the entry symbol and its type. */
 #define AK_CODEC_ENTRY "animkit_codec"
@@ -61,6 +65,7 @@ typedef enum ak_caps {
     AK_CAP_BONE_NAME = 1 << 8,   /* bones are stored by name */
     AK_CAP_ANY_FORMAT = 1 << 9,  /* keeps every format's own data (props, stored
                                     key bytes) losslessly, as JSON does */
+    AK_CAP_SKELETON = 1 << 10,   /* stores a bone hierarchy and rest pose (1.2) */
     AK_CAPS_MAX_ = INT32_MAX
 } ak_caps;
 

@@ -210,6 +210,61 @@ START_TEST(clone_is_deep)
 }
 END_TEST
 
+START_TEST(skeleton_bones_lookups_and_clone)
+{
+    ak_doc *doc = ak_doc_new();
+    ck_assert_uint_eq(doc->skeleton.bone_count, 0);
+    ak_bone *root = ak_bone_add(doc, "Root");
+    ck_assert_ptr_nonnull(root);
+    ck_assert_int_eq(root->parent, -1);
+    ck_assert(root->rotation[0] == 0 && root->rotation[3] == 1.0);
+    ck_assert(root->scale[0] == 1.0 && root->scale[1] == 1.0 && root->scale[2] == 1.0);
+    for (int i = 1; i < 40; i++) { /* grows past the first capacity */
+        char name[16];
+        snprintf(name, sizeof name, " Bone%d", i);
+        ak_bone *b = ak_bone_add(doc, name);
+        ck_assert_ptr_nonnull(b);
+        b->parent = i - 1;
+        b->id = 100 + i;
+        b->has_id = 1;
+        b->hash = ak_crc32(name, strlen(name));
+        b->has_hash = 1;
+        b->translation[1] = i * 0.5;
+        ck_assert_int_eq(ak_prop_set_int(doc, &b->props, "flags", i), AK_OK);
+    }
+    ck_assert_uint_eq(doc->skeleton.bone_count, 40);
+    ck_assert_int_eq(ak_skeleton_find_name(doc, " Bone7"), 7);
+    ck_assert_int_eq(ak_skeleton_find_name(doc, "Bone7"), -1); /* exact only */
+    ck_assert_int_eq(ak_skeleton_find_id(doc, 139), 39);
+    ck_assert_int_eq(ak_skeleton_find_id(doc, 7), -1);
+    ck_assert_int_eq(ak_skeleton_find_hash(doc, ak_crc32(" Bone3", 6)), 3);
+    ak_clip *clip = ak_clip_add(doc, "c");
+    ak_track *t = ak_track_add(clip, "x");
+    ck_assert_int_eq(t->skeleton_bone, -1);
+    t->skeleton_bone = 5;
+    ck_assert_int_eq(ak_bone_set_name(doc, &doc->skeleton.bones[0], "Renamed"), AK_OK);
+
+    ak_doc *copy = ak_doc_clone(doc);
+    ck_assert_ptr_nonnull(copy);
+    ck_assert_uint_eq(copy->skeleton.bone_count, 40);
+    ck_assert_str_eq(copy->skeleton.bones[0].name, "Renamed");
+    ck_assert_ptr_ne(copy->skeleton.bones[0].name, doc->skeleton.bones[0].name);
+    for (int i = 1; i < 40; i++) {
+        const ak_bone *a = &doc->skeleton.bones[i], *b = &copy->skeleton.bones[i];
+        ck_assert_str_eq(a->name, b->name);
+        ck_assert_int_eq(b->parent, i - 1);
+        ck_assert_int_eq(b->id, a->id);
+        ck_assert_uint_eq(b->hash, a->hash);
+        ck_assert(b->translation[1] == i * 0.5);
+        ck_assert_int_eq(ak_prop_int(&b->props, "flags", -1), i);
+        ck_assert_ptr_ne(b->props.items, a->props.items);
+    }
+    ck_assert_int_eq(copy->clips[0]->tracks[0]->skeleton_bone, 5);
+    ak_doc_free(doc);
+    ak_doc_free(copy);
+}
+END_TEST
+
 START_TEST(stats_count_everything)
 {
     ak_doc *doc = sample_doc();
@@ -451,6 +506,7 @@ int main(void)
     tcase_add_test(tc, touch_and_digest);
     tcase_add_test(tc, props_replace_and_keep_bytes);
     tcase_add_test(tc, clone_is_deep);
+    tcase_add_test(tc, skeleton_bones_lookups_and_clone);
     tcase_add_test(tc, stats_count_everything);
     tcase_add_test(tc, crc32_matches_zlib);
     tcase_add_test(tc, bone_names_from_dictionary);

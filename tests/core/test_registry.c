@@ -79,7 +79,7 @@ START_TEST(broken_plugins_are_refused_and_skipped)
 {
     make_tmpdir();
     char text[8192] = "", p[PATH_MAX];
-    const char *names[] = { "akm", "oldminor", "badabi", "newminor", "nosym", "small", "dupname" };
+    const char *names[] = { "akm", "oldminor", "minor11", "badabi", "newminor", "nosym", "small", "dupname" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         size_t used = strlen(text);
         snprintf(text + used, sizeof text - used, "[plugin %s]\npath = %s\n", names[i],
@@ -102,11 +102,23 @@ START_TEST(broken_plugins_are_refused_and_skipped)
     strcat(text, "[animkit]\nplugin_dir = .\nautoload = no\n");
     ak_report rep = { 0 };
     ak_registry *reg = open_config(text, &rep);
-    /* An older minor loads; everything else is refused. */
-    ck_assert_uint_eq(ak_registry_count(reg), 2);
+    /* Older minors load (and a 1.1 plugin's scratch memory works); everything
+     * else is refused. */
+    ck_assert_uint_eq(ak_registry_count(reg), 3);
     ck_assert_str_eq(ak_registry_plugin(reg, 0)->codec->name, "akm");
     ck_assert_str_eq(ak_registry_plugin(reg, 1)->codec->name, "oldminor");
     ck_assert_uint_eq(ak_registry_plugin(reg, 1)->codec->abi_minor, 0);
+    ck_assert_str_eq(ak_registry_plugin(reg, 2)->codec->name, "minor11");
+    ck_assert_uint_eq(ak_registry_plugin(reg, 2)->codec->abi_minor, 1);
+    {
+        ak_options opt = { sizeof opt, NULL, "x.m11", NULL, 0 };
+        ak_doc *doc = NULL;
+        ak_report r11 = { 0 };
+        ck_assert_int_eq(ak_read(reg, "M11\nabc", 7, &opt, &doc, &r11), AK_OK);
+        ck_assert_str_eq(doc->clips[0]->tracks[0]->bone, "root");
+        ck_assert_int_eq(doc->clips[0]->tracks[0]->skeleton_bone, -1);
+        ak_doc_free(doc);
+    }
     const char *why;
     char expect[128];
     ck_assert_ptr_nonnull(why = refusal(reg, "badabi"));
@@ -144,7 +156,7 @@ START_TEST(autoload_and_disable)
     snprintf(text, sizeof text,
              "[animkit]\nplugin_dir = %s\n[plugin badabi]\nenabled = no\n[plugin newminor]\nenabled = no\n"
              "[plugin nosym]\nenabled = no\n[plugin small]\nenabled = no\n[plugin dupname]\nenabled = no\n"
-             "[plugin rival]\nenabled = no\n[plugin oldminor]\nenabled = no\n",
+             "[plugin rival]\nenabled = no\n[plugin oldminor]\nenabled = no\n[plugin minor11]\nenabled = no\n",
              p);
     ak_report rep = { 0 };
     ak_registry *reg = open_config(text, &rep);
