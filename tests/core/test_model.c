@@ -265,6 +265,93 @@ START_TEST(skeleton_bones_lookups_and_clone)
 }
 END_TEST
 
+static ak_track *track_named(ak_clip *clip, const char *bone)
+{
+    ak_track *t = ak_track_add(clip, bone);
+    ck_assert_ptr_nonnull(t);
+    return t;
+}
+
+START_TEST(skeleton_matching_rules)
+{
+    ak_doc *model = ak_doc_new();
+    const char *names[] = { "Root", " Pelvis", "Spine", "L Thigh", "", "Head" };
+    for (int i = 0; i < 6; i++) {
+        ak_bone *b = ak_bone_add(model, names[i]);
+        b->parent = i - 1;
+    }
+    model->skeleton.bones[2].id = 3;
+    model->skeleton.bones[2].has_id = 1;
+    model->skeleton.bones[4].hash = 0xdeadbeefu; /* a hash-only bone */
+    model->skeleton.bones[4].has_hash = 1;
+
+    ak_doc *anim = ak_doc_new();
+    ak_clip *clip = ak_clip_add(anim, "walk");
+    ak_track *by_id = track_named(clip, "whatever"); /* id beats the name */
+    by_id->bone_id = 3;
+    by_id->has_bone_id = 1;
+    ak_track *exact = track_named(clip, "Root");
+    ak_track *folded = track_named(clip, "PELVIS  ");
+    ak_track *hashed = track_named(clip, ""); /* MAB style: hash of "L Thigh" */
+    hashed->bone_hash = ak_crc32("L Thigh", 7);
+    hashed->has_bone_hash = 1;
+    ak_track *stored = track_named(clip, "");
+    stored->bone_hash = 0xdeadbeefu;
+    stored->has_bone_hash = 1;
+    ak_track *missing = track_named(clip, "Tail");
+    ak_track *wrong_id = track_named(clip, "Head"); /* no bone has id 99: falls back to the name */
+    wrong_id->bone_id = 99;
+    wrong_id->has_bone_id = 1;
+
+    ck_assert_int_eq(ak_doc_attach_skeleton(anim, model), AK_OK);
+    ck_assert_uint_eq(anim->skeleton.bone_count, 6);
+    ck_assert_int_eq(by_id->skeleton_bone, 2);
+    ck_assert_int_eq(exact->skeleton_bone, 0);
+    ck_assert_int_eq(folded->skeleton_bone, 1);
+    ck_assert_int_eq(hashed->skeleton_bone, 3);
+    ck_assert_int_eq(stored->skeleton_bone, 4);
+    ck_assert_int_eq(missing->skeleton_bone, -1);
+    ck_assert_int_eq(wrong_id->skeleton_bone, 5);
+    ck_assert_uint_eq(ak_clip_skeleton_matched(clip), 6);
+    /* Matching never renames. */
+    ck_assert_str_eq(folded->bone, "PELVIS  ");
+    ck_assert_str_eq(hashed->bone, "");
+
+    /* Attaching again replaces the skeleton; one without the bones unmatches. */
+    ak_doc *small = ak_doc_new();
+    ak_bone_add(small, "root");
+    ck_assert_int_eq(ak_doc_attach_skeleton(anim, small), AK_OK);
+    ck_assert_uint_eq(anim->skeleton.bone_count, 1);
+    ck_assert_int_eq(exact->skeleton_bone, 0); /* case-insensitive */
+    ck_assert_int_eq(folded->skeleton_bone, -1);
+    ck_assert_uint_eq(ak_doc_match_skeleton(anim), 1);
+    ak_doc_free(small);
+    ak_doc_free(model);
+    ak_doc_free(anim);
+}
+END_TEST
+
+START_TEST(skeleton_matching_is_linear)
+{
+    /* 20,000 bones and tracks: quadratic matching would take 4e8 name
+     * comparisons; the hash index does it in a blink (and the test in
+     * tests/robustness times growth). Here: every track finds its bone. */
+    ak_doc *doc = ak_doc_new();
+    ak_clip *clip = ak_clip_add(doc, "c");
+    char name[32];
+    for (int i = 0; i < 20000; i++) {
+        snprintf(name, sizeof name, "Bone%05d", i);
+        ck_assert_ptr_nonnull(ak_bone_add(doc, name));
+        snprintf(name, sizeof name, " bone%05d ", 19999 - i);
+        track_named(clip, name);
+    }
+    ck_assert_uint_eq(ak_doc_match_skeleton(doc), 20000);
+    ck_assert_int_eq(clip->tracks[0]->skeleton_bone, 19999);
+    ck_assert_int_eq(clip->tracks[19999]->skeleton_bone, 0);
+    ak_doc_free(doc);
+}
+END_TEST
+
 START_TEST(stats_count_everything)
 {
     ak_doc *doc = sample_doc();
@@ -507,6 +594,8 @@ int main(void)
     tcase_add_test(tc, props_replace_and_keep_bytes);
     tcase_add_test(tc, clone_is_deep);
     tcase_add_test(tc, skeleton_bones_lookups_and_clone);
+    tcase_add_test(tc, skeleton_matching_rules);
+    tcase_add_test(tc, skeleton_matching_is_linear);
     tcase_add_test(tc, stats_count_everything);
     tcase_add_test(tc, crc32_matches_zlib);
     tcase_add_test(tc, bone_names_from_dictionary);
