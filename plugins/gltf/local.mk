@@ -20,3 +20,9 @@ ALL_PLUGIN_IMPLS += plugins/gltf/libgltf-impl.la
 # skipped outside CI when absent) and the Check tests.
 TESTS += tests/gltf/validate.sh
 EXTRA_DIST += plugins/gltf/README.md tests/gltf/node-env.sh tests/gltf/validate.sh tests/gltf/validate.mjs
+TESTS += tests/gltf/three.sh
+EXTRA_DIST += tests/gltf/three.sh tests/gltf/three.mjs
+check_PROGRAMS += tests/gltf/gltf-fixture
+tests_gltf_gltf_fixture_SOURCES = tests/gltf/fixture.c
+tests_gltf_gltf_fixture_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+tests_gltf_gltf_fixture_LDADD = $(ALL_PLUGIN_IMPLS) libanimkit.la $(JANSSON_LIBS) -lm
