@@ -11,12 +11,16 @@
  *       writes a hand-made GTA-like ped (Z up, metres: root, pelvis 1 m
  *       above the ground, spine, head; thighs, calves, feet) with a short
  *       walk-like clip, for the upright test.
+ *   gltf-fixture handmade OUT
+ *       writes handmade.h's document (.glb or .gltf by OUT's extension),
+ *       for the validator test.
  */
 #include "../../plugins/ani/ani.h"
 #include "../../plugins/anm/anm.h"
 #include "../../plugins/gltf/gltf.h"
 #include "../../plugins/ifp/ifp.h"
 #include "../../plugins/mab/mab.h"
+#include "handmade.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -179,12 +183,29 @@ static int standing(const char *out)
     return rc;
 }
 
+static int handmade(const char *out)
+{
+    ak_registry *reg = registry();
+    ak_doc *doc = handmade_doc();
+    ak_options o = { sizeof o, "gltf", out, NULL, 0 };
+    ak_report rep;
+    memset(&rep, 0, sizeof rep);
+    int rc = !reg || !doc || ak_write_file(reg, doc, out, &o, AK_WRITE_OVERWRITE, &rep) != AK_OK;
+    if (rc)
+        fprintf(stderr, "%s\n", rep.message);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "handmade") == 0)
+        return handmade(argv[2]);
     if (argc == 4 && strcmp(argv[1], "sample") == 0)
         return sample(argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "standing") == 0)
         return standing(argv[2]);
-    fprintf(stderr, "usage: gltf-fixture sample IN OUT.glb | standing OUT.glb\n");
+    fprintf(stderr, "usage: gltf-fixture sample IN OUT.glb | standing OUT.glb | handmade OUT\n");
     return 64;
 }

@@ -2,7 +2,8 @@
 # validate.sh - every writable corpus file and sample -> .glb and .gltf, the
 # Khronos validator on each (0 errors, 0 warnings, only the expected Info
 # codes), then each back to its own format, byte-identical. The .mab file
-# (read-only format) -> .glb, validated.
+# (read-only format) -> .glb, validated. The hand-made document of
+# handmade.h (invalid times, odd names, extremes) -> .glb and .gltf, validated.
 #
 # Needs node and the npm packages gltf-validator and three installed under
 # $AK_NODE_PREFIX (.ci/run does `npm install --prefix`). Outside CI the test
@@ -45,6 +46,10 @@ for f in $(ls "$AK_CORPUS"/mab/*.mab 2>/dev/null); do
     b=$(basename "$f")
     "$cli" convert "$f" "$tmp/$b.glb" 2>"$tmp/err" && outs="$outs $tmp/$b.glb" ||
         { echo "FAIL: convert $f -> .glb"; cat "$tmp/err"; status=1; }
+done
+for c in glb gltf; do
+    "$AK_BUILDDIR/tests/gltf/gltf-fixture" handmade "$tmp/handmade.$c" && outs="$outs $tmp/handmade.$c" ||
+        { echo "FAIL: gltf-fixture handmade"; status=1; }
 done
 node "$AK_SRCDIR/tests/gltf/validate.mjs" $outs || status=1
 exit $status
