@@ -31,6 +31,7 @@
  *                    ak_doc_match_skeleton(), ak_doc_attach_skeleton(),
  *                    ak_clip_skeleton_matched(), AK_CAP_SKELETON.
  *                    1.0 and 1.1 plugins keep loading.
+ *                    ak_job_read_sibling() (files beside the input, e.g. .gltf + .bin).
  */
 #ifndef ANIMKIT_PLUGIN_H
 #define ANIMKIT_PLUGIN_H
@@ -134,6 +135,17 @@ AK_API int ak_job_failed(const ak_job *job);
 AK_API void *ak_job_alloc(ak_job *job, size_t count, size_t size);
 AK_API void *ak_job_realloc(ak_job *job, void *ptr, size_t count, size_t size);
 AK_API void ak_job_free(ak_job *job, void *ptr);
+
+/* Reads a companion file of the input (ABI 1.2), e.g. the .bin a .gltf
+ * names. `name` is taken relative to the folder of the read's file name
+ * (ak_options.filename, else the path given to ak_read_file) and must be a
+ * plain relative name: not empty, not absolute, no "..", no backslash, no
+ * ':' (URL schemes, drives); a symbolic link may not lead out of that
+ * folder either. Refusals fail the job with AK_E_DATA, a missing file with
+ * AK_E_NOINPUT. The bytes are scratch memory of the job (free them with
+ * ak_job_free() or leave them to the job's end) and count against the
+ * read's memory cap (AK_E_LIMIT beyond it). */
+AK_API ak_status ak_job_read_sibling(ak_job *job, const char *name, const unsigned char **data, size_t *size);
 
 /* ------------------------------------------------------------------------
  * Bounds-checked little-endian reading. Every accessor checks the bytes

@@ -120,6 +120,38 @@ static ak_status data_uri(gr *r, const char *uri, size_t i, const unsigned char 
     return AK_OK;
 }
 
+static int hex_value(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* A .bin beside the input: the URI percent-decoded, read through the core,
+ * which refuses anything but plain relative names in the input's folder. */
+static ak_status external_buffer(gr *r, const char *uri, const char *where, const unsigned char **data, size_t *size)
+{
+    size_t n = strlen(uri);
+    char *name = ak_job_alloc(r->job, n + 1, 1);
+    if (!name)
+        return AK_E_NOMEM;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        int hi = uri[i] == '%' && i + 2 < n + 1 ? hex_value(uri[i + 1]) : -1;
+        int lo = hi >= 0 ? hex_value(uri[i + 2]) : -1;
+        if (uri[i] == '%' && (lo < 0 || (hi == 0 && lo == 0)))
+            return ak_fail(r->job, AK_E_DATA, -1, "%s.uri: bad percent escape", where);
+        if (uri[i] == '%') {
+            name[o++] = (char)(hi << 4 | lo);
+            i += 2;
+        } else {
+            name[o++] = uri[i];
+        }
+    }
+    name[o] = '\0';
+    ak_status st = ak_job_read_sibling(r->job, name, data, size);
+    ak_job_free(r->job, name);
+    return st;
+}
+
 static ak_status load_buffers(gr *r)
 {
     const json_t *buffers = json_object_get(r->root, "buffers");
@@ -149,8 +181,9 @@ static ak_status load_buffers(gr *r)
             if (st != AK_OK)
                 return st;
         } else if (json_is_string(uri)) {
-            return ak_fail(r->job, AK_E_UNSUPPORTED, -1,
-                           "%s.uri: external buffer files are not supported; use a .glb or a data: URI", where);
+            ak_status st = external_buffer(r, json_string_value(uri), where, &data, &size);
+            if (st != AK_OK)
+                return st;
         } else {
             return ak_fail(r->job, AK_E_DATA, -1, "%s: no uri and no glb BIN chunk", where);
         }

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 const ak_codec *ifp_codec(void);
 
@@ -449,7 +451,7 @@ START_TEST(test_bad_input)
         { "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":8,\"uri\":\"data:application/octet-stream;base64,AAAA\"}]}",
           "buffers[0].byteLength" },
         { "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":3,\"uri\":\"data:x;base64,A*AA\"}]}", "bad base64" },
-        { "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":3,\"uri\":\"../x.bin\"}]}", "buffers[0].uri" },
+        { "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":3,\"uri\":\"../x.bin\"}]}", "refused" },
         { "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":4,\"uri\":\"data:x;base64,AAAAAA==\"}],"
           "\"bufferViews\":[{\"buffer\":0,\"byteLength\":4}],"
           "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}],"
@@ -484,6 +486,79 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+/* A .gltf whose buffer lies in a file beside it, under `uri`. */
+static ak_status read_external(const char *dir, const char *uri, size_t max_alloc, ak_report *rep)
+{
+    char path[512], json[1024];
+    snprintf(json, sizeof json,
+             "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":32,\"uri\":\"%s\"}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":8,\"byteLength\":24}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]},"
+             "{\"bufferView\":1,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}],"
+             "\"nodes\":[{\"name\":\"bone\"}],\"animations\":[{\"samplers\":[{\"input\":0,\"output\":1}],"
+             "\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"scale\"}}]}]}", uri);
+    snprintf(path, sizeof path, "%s/in/test.gltf", dir);
+    FILE *f = fopen(path, "wb");
+    ck_assert(f != NULL);
+    fputs(json, f);
+    fclose(f);
+    ak_registry *reg = registry();
+    const char *params[] = { "up=y", NULL };
+    ak_options o = { sizeof o, "gltf", NULL, params, max_alloc };
+    ak_doc *doc = NULL;
+    memset(rep, 0, sizeof *rep);
+    ak_status st = ak_read_file(reg, path, &o, &doc, rep);
+    if (st == AK_OK) {
+        ck_assert(doc->clips[0]->tracks[0]->channel[AK_SCALE].keys[1].v[2] == 6.0);
+        ak_doc_free(doc);
+    }
+    ak_registry_free(reg);
+    return st;
+}
+
+START_TEST(test_external_bin)
+{
+    char dir[] = "/tmp/ak-gltf-XXXXXX", path[512];
+    ck_assert(mkdtemp(dir) != NULL);
+    float bin[8] = { 0, 1, 1, 2, 3, 4, 5, 6 };
+    const char *files[] = { "in/a.bin", "in/sub/b c.bin", "outside.bin" };
+    snprintf(path, sizeof path, "%s/in", dir);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/in/sub", dir);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        FILE *f = fopen(path, "wb");
+        ck_assert(f && fwrite(bin, sizeof bin, 1, f) == 1);
+        fclose(f);
+    }
+    char target[512];
+    snprintf(target, sizeof target, "%s/outside.bin", dir);
+    snprintf(path, sizeof path, "%s/in/link.bin", dir);
+    ck_assert_int_eq(symlink(target, path), 0);
+    ak_report rep;
+    ck_assert_msg(read_external(dir, "a.bin", 0, &rep) == AK_OK, "%s", rep.message);
+    ck_assert_msg(read_external(dir, "sub/b%20c.bin", 0, &rep) == AK_OK, "%s", rep.message);
+    static const struct { const char *uri, *why; } refused_uris[] = {
+        { "../outside.bin", "'..'" }, { "sub/../../outside.bin", "'..'" }, { "/etc/hostname", "absolute" },
+        { "http://example.com/a.bin", "URL scheme" }, { "file:///etc/hostname", "URL scheme" },
+        { "sub\\\\b.bin", "backslash" }, { "sub//a.bin", "empty path component" },
+        { "link.bin", "leads out" }, { "%2e%2e/outside.bin", "'..'" },
+    };
+    for (size_t i = 0; i < sizeof refused_uris / sizeof refused_uris[0]; i++) {
+        ck_assert_int_eq(read_external(dir, refused_uris[i].uri, 0, &rep), AK_E_DATA);
+        ck_assert_msg(strstr(rep.message, refused_uris[i].why), "%s: %s", refused_uris[i].uri, rep.message);
+    }
+    ck_assert_int_eq(read_external(dir, "missing.bin", 0, &rep), AK_E_NOINPUT);
+    ck_assert_int_eq(read_external(dir, "a.bin", 16, &rep), AK_E_LIMIT); /* the cap counts the .bin */
+    const char *rm[] = { "in/link.bin", "in/a.bin", "in/sub/b c.bin", "outside.bin", "in/test.gltf", "in/sub", "in", "" };
+    for (int i = 0; i < 8; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, rm[i]);
+        remove(path);
+    }
+}
+END_TEST
+
 START_TEST(test_probe)
 {
     const ak_codec *c = gltf_codec();
@@ -504,6 +579,7 @@ int main(void)
     tcase_add_test(tc, test_blender_shaped);
     tcase_add_test(tc, test_edit_detected);
     tcase_add_test(tc, test_bad_input);
+    tcase_add_test(tc, test_external_bin);
     tcase_add_test(tc, test_probe);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
