@@ -691,6 +691,19 @@ START_TEST(t_match_ifp)
             if (tc->count && (tr->bone_id == 0 || tr->bone_id == 1))
                 memcpy(tover[tr->skeleton_bone], tc->keys[0].v, sizeof tover[0]);
         }
+        /* The convention (sheet 2.3): bones whose rest pose equals their
+         * walking key agree with the key as stored, not with its conjugate. */
+        static const long decisive[] = { 44, 54, 201 };
+        for (size_t i = 0; i < 3; i++) {
+            long at = bone_of_id(anim, decisive[i]);
+            ck_assert_int_ge(at, 0);
+            const double *q = anim->skeleton.bones[at].rotation, *k = qover[at];
+            double dot = fabs(q[0] * k[0] + q[1] * k[1] + q[2] * k[2] + q[3] * k[3]);
+            double conj = fabs(-q[0] * k[0] - q[1] * k[1] - q[2] * k[2] + q[3] * k[3]);
+            printf("%s: id %ld rest . key = %.3f, conjugate . key = %.3f\n", corpus_files[f], decisive[i], dot, conj);
+            ck_assert_msg(dot > 0.99 && conj < 0.2, "%s: id %ld: |rest . key| %.3f, |conj(rest) . key| %.3f",
+                          corpus_files[f], decisive[i], dot, conj);
+        }
         static pose world;
         doc_world(anim, (const double (*)[4])qover, (const double (*)[3])tover, &world);
         long head = bone_of_id(anim, 5), lf = bone_of_id(anim, 43), rf_ = bone_of_id(anim, 53);
