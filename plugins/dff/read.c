@@ -61,7 +61,7 @@ static ak_status no_memory(dff_rd *d, size_t off)
     return ak_fail(d->job, AK_E_NOMEM, (int64_t)off, "out of memory");
 }
 
-static ak_status keep(dff_rd *d, ak_status st, size_t off)
+static ak_status or_no_memory(dff_rd *d, ak_status st, size_t off)
 {
     return st == AK_OK ? AK_OK : no_memory(d, off);
 }
@@ -108,7 +108,7 @@ static ak_status frame_props(dff_rd *d, size_t i, uint32_t flags, const unsigned
             d->worst_frame = i;
         }
     }
-    return keep(d, st, off);
+    return or_no_memory(d, st, off);
 }
 
 static ak_status read_frame(dff_rd *d, ak_reader *r, size_t i)
@@ -191,7 +191,7 @@ static ak_status read_name(dff_rd *d, ak_reader *r, size_t frame, size_t off)
     }
     if (len > DFF_NAME_FIELD)
         d->long_names++;
-    return keep(d, st, off);
+    return or_no_memory(d, st, off);
 }
 
 static ak_status read_hanim(dff_rd *d, ak_reader *r, size_t frame, size_t off)
@@ -232,7 +232,7 @@ static ak_status read_hanim(dff_rd *d, ak_reader *r, size_t frame, size_t off)
         st = ak_prop_set_int(doc, &b->props, DFF_P_HIER_FLAGS, flags);
     if (st == AK_OK)
         st = ak_prop_set_int(doc, &b->props, DFF_P_HIER_KEYSIZE, keysize);
-    return keep(d, st, off);
+    return or_no_memory(d, st, off);
 }
 
 static ak_status read_extension(dff_rd *d, ak_reader *ext, size_t frame)
@@ -413,7 +413,7 @@ static ak_status read_clump_struct(dff_rd *d, ak_reader *r, size_t off)
         if (st == AK_OK)
             st = ak_prop_set_int(doc, &doc->props, DFF_P_CAMERAS, cameras);
     }
-    return keep(d, st, off);
+    return or_no_memory(d, st, off);
 }
 
 static ak_status stamp_props(dff_rd *d, uint32_t stamp, size_t off)
@@ -430,7 +430,7 @@ static ak_status stamp_props(dff_rd *d, uint32_t stamp, size_t off)
         st = ak_prop_set_string(doc, &doc->props, DFF_P_VERSION, text);
     if (st == AK_OK)
         st = ak_prop_set_int(doc, &doc->props, DFF_P_BUILD, dff_stamp_build(stamp));
-    return keep(d, st, off);
+    return or_no_memory(d, st, off);
 }
 
 static ak_status read_clump(dff_rd *d, dff_chunk *clump)
@@ -475,7 +475,7 @@ static ak_status note_rest(dff_rd *d, ak_reader *r)
     if (clumps > 1)
         ak_warn(d->job, (int64_t)at, "the file holds %zu clumps (say, one per body type); only the first is read",
                 clumps);
-    return keep(d, ak_prop_set_int(d->doc, &d->doc->props, DFF_P_CLUMPS, (int64_t)clumps), at);
+    return or_no_memory(d, ak_prop_set_int(d->doc, &d->doc->props, DFF_P_CLUMPS, (int64_t)clumps), at);
 }
 
 static void report_findings(dff_rd *d)
