@@ -11,12 +11,16 @@
  *       writes a hand-made GTA-like ped (Z up, metres: root, pelvis 1 m
  *       above the ground, spine, head; thighs, calves, feet) with a short
  *       walk-like clip, for the upright test.
+ *   gltf-fixture skeleton IN MODEL OUT.glb [CLIP...]
+ *       reads IN, attaches MODEL's skeleton (a .dff), keeps only the named
+ *       clips (all without), writes OUT.glb (as `convert --skeleton`).
  *   gltf-fixture handmade OUT
  *       writes handmade.h's document (.glb or .gltf by OUT's extension),
  *       for the validator test.
  */
 #include "../../plugins/ani/ani.h"
 #include "../../plugins/anm/anm.h"
+#include "../../plugins/dff/dff.h"
 #include "../../plugins/gltf/gltf.h"
 #include "../../plugins/ifp/ifp.h"
 #include "../../plugins/mab/mab.h"
@@ -35,7 +39,7 @@ static ak_registry *registry(void)
     memset(&rep, 0, sizeof rep);
     if (ak_registry_open(&cfg, &reg, &rep) != AK_OK)
         return NULL;
-    const ak_codec *codecs[] = { ifp_codec(), ani_codec(), anm_codec(), mab_codec(), gltf_codec() };
+    const ak_codec *codecs[] = { ifp_codec(), ani_codec(), anm_codec(), mab_codec(), dff_codec(), gltf_codec() };
     for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
         ak_registry_add_codec(reg, codecs[i], 0, &rep);
     return reg;
@@ -183,6 +187,37 @@ static int standing(const char *out)
     return rc;
 }
 
+static ak_doc *read_doc(const ak_registry *reg, const char *path)
+{
+    ak_doc *doc = NULL;
+    ak_options o = { sizeof o, NULL, path, NULL, 0 };
+    ak_report rep;
+    memset(&rep, 0, sizeof rep);
+    if (ak_read_file(reg, path, &o, &doc, &rep) != AK_OK)
+        fprintf(stderr, "%s\n", rep.message);
+    return doc;
+}
+
+static int with_skeleton(const char *in, const char *model, const char *out, char **clips, int nclips)
+{
+    ak_registry *reg = registry();
+    ak_doc *doc = reg ? read_doc(reg, in) : NULL, *skel = reg ? read_doc(reg, model) : NULL;
+    if (!doc || !skel || ak_doc_attach_skeleton(doc, skel) != AK_OK)
+        return 1;
+    for (size_t i = doc->clip_count; nclips && i-- > 0;) {
+        int keep = 0;
+        for (int k = 0; k < nclips; k++)
+            keep |= strcmp(doc->clips[i]->name, clips[k]) == 0;
+        if (!keep)
+            ak_clip_remove(doc, i);
+    }
+    int rc = write_glb(reg, doc, out);
+    ak_doc_free(doc);
+    ak_doc_free(skel);
+    ak_registry_free(reg);
+    return rc;
+}
+
 static int handmade(const char *out)
 {
     ak_registry *reg = registry();
@@ -200,12 +235,14 @@ static int handmade(const char *out)
 
 int main(int argc, char **argv)
 {
+    if (argc >= 5 && strcmp(argv[1], "skeleton") == 0)
+        return with_skeleton(argv[2], argv[3], argv[4], argv + 5, argc - 5);
     if (argc == 3 && strcmp(argv[1], "handmade") == 0)
         return handmade(argv[2]);
     if (argc == 4 && strcmp(argv[1], "sample") == 0)
         return sample(argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "standing") == 0)
         return standing(argv[2]);
-    fprintf(stderr, "usage: gltf-fixture sample IN OUT.glb | standing OUT.glb | handmade OUT\n");
+    fprintf(stderr, "usage: gltf-fixture sample IN OUT.glb | standing OUT.glb | skeleton IN MODEL OUT.glb [CLIP...] | handmade OUT\n");
     return 64;
 }

@@ -88,7 +88,7 @@ async function upright(headName, feet) {
             for (const f of footObjs) {
                 const fy = new THREE.Vector3().setFromMatrixPosition(f.matrixWorld).y;
                 checked++;
-                if (!(hy > fy + 0.5)) {
+                if (!(hy > fy + 0.2)) { // a sprinting foot kicks up to ~0.5 m below the head
                     console.log(`FAIL ${clip.name} t=${t}: head y ${hy} not above ${f.name} y ${fy}`);
                     ok = false;
                 }

@@ -3,7 +3,8 @@
 # every bone's rotation and translation sampled at several times per clip
 # matches ak_channel_sample (float32 tolerance, rotations up to sign), for
 # the samples and a few corpus files; and a hand-made Z-up ped stands
-# upright in three.js (head above feet, +Y up) at every sampled time.
+# upright in three.js (head above feet, +Y up) at every sampled time, and
+# so does a corpus walk on a corpus .dff skeleton.
 set -u
 . "${AK_SRCDIR:-$(dirname "$0")/../..}/tests/gltf/node-env.sh"
 need_node || exit $?
@@ -26,4 +27,13 @@ for f in $files; do
 done
 "$fixture" standing "$tmp/ped.glb" && node "$AK_SRCDIR/tests/gltf/three.mjs" upright "$tmp/ped.glb" Head "L Foot" "R Foot" ||
     status=1
+# A real ped: ped_cretaceous.ifp walks on ped_80.dff's skeleton (GTA bone
+# names start with a space).
+if [ -f "$AK_CORPUS/ifp/ped_cretaceous.ifp" ] && [ -f "$AK_CORPUS/dff/ped_80.dff" ]; then
+    "$fixture" skeleton "$AK_CORPUS/ifp/ped_cretaceous.ifp" "$AK_CORPUS/dff/ped_80.dff" "$tmp/ped80.glb" \
+        WALK_civi WALK_fat WALK_old RUN_civi sprint_civi &&
+        node "$AK_SRCDIR/tests/gltf/three.mjs" upright "$tmp/ped80.glb" " Head" " L Foot" " R Foot" || status=1
+else
+    echo "SKIP: ped_cretaceous.ifp on ped_80.dff (no corpus)"
+fi
 exit $status
