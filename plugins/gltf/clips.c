@@ -8,9 +8,9 @@
  *
  * Edited path (no extras, e.g. exported by Blender): channels become
  * tracks per node; CUBICSPLINE keeps the values and drops the tangents;
- * scale channels that stay 1 and translation channels of non-root bones
- * that stay at the rest translation are dropped (what Blender bakes on
- * every bone; game formats key neither); the frame rate comes from the
+ * channels that stay at the node's rest value all along are dropped (Blender
+ * bakes every channel of every bone; a game shows the rest pose for bones a
+ * clip does not key, so they carry nothing); the frame rate comes from the
  * smallest key spacing. Each of these is said in a warning. */
 #include "parse.h"
 
@@ -267,6 +267,22 @@ static int constant_at(const float *v, size_t n, int width, const double *at, do
     return 1;
 }
 
+/* 1 when every key of the channel equals the node's rest value (within
+ * 1e-5; rotations up to sign): the game shows the rest pose for bones a
+ * clip does not key, so the channel carries nothing. */
+static int at_rest(const gr_node *n, ak_channel_kind kind, const float *v, size_t count)
+{
+    if (kind == AK_TRANSLATION)
+        return constant_at(v, count, 3, n->t, 1e-5);
+    if (kind == AK_SCALE)
+        return constant_at(v, count, 3, n->s, 1e-5);
+    const double neg[4] = { -n->r[0], -n->r[1], -n->r[2], -n->r[3] };
+    for (size_t k = 0; k < count; k++)
+        if (!constant_at(v + 4 * k, 1, 4, n->r, 1e-5) && !constant_at(v + 4 * k, 1, 4, neg, 1e-5))
+            return 0;
+    return 1;
+}
+
 /* Node and kind a channel targets; -1 when it is nothing animkit keeps. */
 static int channel_target(clip_ctx *cc, const json_t *ch, size_t c, json_int_t *node)
 {
@@ -340,9 +356,7 @@ static ak_status plain_channel(clip_ctx *cc, const json_t *ch, size_t c, int for
         return st;
     cc->cubic += (size_t)cubic;
     const gr_node *gn = &r->nodes[node];
-    static const double one[3] = { 1, 1, 1 };
-    if (foreign && ((kind == AK_SCALE && constant_at(v, n, 3, one, 1e-5)) ||
-                    (kind == AK_TRANSLATION && !gn->root_bone && constant_at(v, n, 3, gn->t, 1e-5)))) {
+    if (foreign && kind != AK_VISIBILITY && at_rest(gn, (ak_channel_kind)kind, v, n)) {
         cc->dropped++;
         return AK_OK;
     }
@@ -461,8 +475,8 @@ static ak_status read_clip(gr *r, const clip_src *src, size_t anim_index)
     if (!x) {
         derive_timing(&cc);
         if (cc.dropped)
-            ak_warn(r->job, -1, "clip '%s': %zu channels dropped that only hold the rest pose (scale 1, rest "
-                    "translation of non-root bones)", clip->name, cc.dropped);
+            ak_warn(r->job, -1, "clip '%s': %zu channels dropped that only hold the rest pose", clip->name,
+                    cc.dropped);
     }
     ak_job_free(r->job, cc.used);
     ak_job_free(r->job, cc.track_of);

@@ -31,3 +31,5 @@ TESTS += tests/gltf/test_gltf
 tests_gltf_test_gltf_SOURCES = tests/gltf/test_gltf.c tests/gltf/handmade.c tests/gltf/handmade.h
 tests_gltf_test_gltf_CFLAGS = $(TEST_CFLAGS) $(JANSSON_CFLAGS)
 tests_gltf_test_gltf_LDADD = plugins/gltf/libgltf-impl.la plugins/ifp/libifp-impl.la $(TEST_LIBS) $(JANSSON_LIBS) -lm
+TESTS += tests/gltf/blender.sh
+EXTRA_DIST += tests/gltf/blender.sh tests/gltf/blender.py

@@ -14,6 +14,13 @@
  *   gltf-fixture skeleton IN MODEL OUT.glb [CLIP...]
  *       reads IN, attaches MODEL's skeleton (a .dff), keeps only the named
  *       clips (all without), writes OUT.glb (as `convert --skeleton`).
+ *   gltf-fixture pose IN CLIP FPS FRAMES [MODEL]
+ *       the local rotation and translation of every bone of CLIP at frames
+ *       0..FRAMES-1 (time = frame / FPS) as ak_channel_sample gives them
+ *       (CLIP "#0": the first clip),
+ *       JSON {"bone": [[frame, qx, qy, qz, qw, tx, ty, tz], ...]}; with MODEL (a
+ *       .dff) every skeleton bone, channels without keys at the rest pose,
+ *       else the tracks, null where a channel has no keys.
  *   gltf-fixture handmade OUT
  *       writes handmade.h's document (.glb or .gltf by OUT's extension),
  *       for the validator test.
@@ -218,6 +225,64 @@ static int with_skeleton(const char *in, const char *model, const char *out, cha
     return rc;
 }
 
+static void print_value(const ak_channel *ch, ak_channel_kind kind, const double *rest, double t, int n)
+{
+    double v[4];
+    if (ch && ch->count)
+        ak_channel_sample(ch, kind, t, v);
+    else if (rest)
+        memcpy(v, rest, (size_t)n * sizeof *v);
+    for (int c = 0; c < n; c++) {
+        if (ch && ch->count ? 0 : !rest)
+            printf(",null");
+        else
+            printf(",%.9g", v[c]);
+    }
+}
+
+static int pose(const char *in, const char *clip_name, double fps, int frames, const char *model)
+{
+    ak_registry *reg = registry();
+    ak_doc *doc = reg ? read_doc(reg, in) : NULL, *skel = model && reg ? read_doc(reg, model) : NULL;
+    if (!doc || (model && (!skel || ak_doc_attach_skeleton(doc, skel) != AK_OK)))
+        return 1;
+    const ak_clip *clip = ak_doc_find_clip(doc, clip_name);
+    if (!clip && strcmp(clip_name, "#0") == 0 && doc->clip_count)
+        clip = doc->clips[0];
+    if (!clip) {
+        fprintf(stderr, "no clip %s\n", clip_name);
+        return 1;
+    }
+    size_t bones = model ? doc->skeleton.bone_count : clip->track_count;
+    printf("{");
+    int first = 1;
+    for (size_t b = 0; b < bones; b++) {
+        const ak_bone *bone = model ? &doc->skeleton.bones[b] : NULL;
+        const ak_track *track = NULL;
+        for (size_t t = 0; t < clip->track_count; t++)
+            if (model ? clip->tracks[t]->skeleton_bone == (int32_t)b : t == b)
+                track = clip->tracks[t];
+        const char *name = bone ? bone->name : track->bone;
+        if (!*name)
+            continue;
+        printf("%s\"%s\":[", first ? "" : ",", name);
+        first = 0;
+        for (int f = 0; f < frames; f++) {
+            printf(f ? ",[%d" : "[%d", f);
+            print_value(track ? &track->channel[AK_ROTATION] : NULL, AK_ROTATION, bone ? bone->rotation : NULL, f / fps, 4);
+            print_value(track ? &track->channel[AK_TRANSLATION] : NULL, AK_TRANSLATION, bone ? bone->translation : NULL,
+                        f / fps, 3);
+            printf("]");
+        }
+        printf("]");
+    }
+    printf("}\n");
+    ak_doc_free(doc);
+    ak_doc_free(skel);
+    ak_registry_free(reg);
+    return 0;
+}
+
 static int handmade(const char *out)
 {
     ak_registry *reg = registry();
@@ -235,6 +300,8 @@ static int handmade(const char *out)
 
 int main(int argc, char **argv)
 {
+    if ((argc == 6 || argc == 7) && strcmp(argv[1], "pose") == 0)
+        return pose(argv[2], argv[3], atof(argv[4]), atoi(argv[5]), argc == 7 ? argv[6] : NULL);
     if (argc >= 5 && strcmp(argv[1], "skeleton") == 0)
         return with_skeleton(argv[2], argv[3], argv[4], argv + 5, argc - 5);
     if (argc == 3 && strcmp(argv[1], "handmade") == 0)
@@ -243,6 +310,6 @@ int main(int argc, char **argv)
         return sample(argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "standing") == 0)
         return standing(argv[2]);
-    fprintf(stderr, "usage: gltf-fixture sample IN OUT.glb | standing OUT.glb | skeleton IN MODEL OUT.glb [CLIP...] | handmade OUT\n");
+    fprintf(stderr, "usage: gltf-fixture sample IN OUT.glb | standing OUT.glb | skeleton IN MODEL OUT.glb [CLIP...] | pose IN CLIP FPS FRAMES [MODEL] | handmade OUT\n");
     return 64;
 }

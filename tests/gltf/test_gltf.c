@@ -373,7 +373,7 @@ START_TEST(test_blender_shaped)
     ck_assert(fabs(c->duration - 4 / 24.0) < 1e-6);
     ck_assert_uint_eq(c->track_count, 2);
     const ak_track *pelvis = c->tracks[0], *spine = c->tracks[1];
-    ck_assert_uint_eq(pelvis->channel[AK_TRANSLATION].count, F); /* a root bone keeps its translation */
+    ck_assert_uint_eq(pelvis->channel[AK_TRANSLATION].count, F); /* it moves: kept */
     ck_assert_uint_eq(pelvis->channel[AK_SCALE].count, 0);
     ck_assert_uint_eq(spine->channel[AK_TRANSLATION].count, 0); /* at rest: dropped */
     ck_assert_uint_eq(spine->channel[AK_SCALE].count, 0);
