@@ -23,6 +23,9 @@
 #ifdef AK_HAVE_DFF
 #include "../../plugins/dff/dff.h"
 #endif
+#ifdef AK_HAVE_GLTF
+#include "../../plugins/gltf/gltf.h"
+#endif
 
 /* ---- allocator ------------------------------------------------------------ */
 
@@ -381,6 +384,9 @@ const rb_plugin *rb_plugins(size_t *n)
 #endif
 #ifdef AK_HAVE_DFF
     list[count++] = (rb_plugin){ "dff", dff_codec(), { "dff/ped_seb.dff", "dff/ped_167.dff", NULL } };
+#endif
+#ifdef AK_HAVE_GLTF
+    list[count++] = (rb_plugin){ "gltf", gltf_codec(), { NULL } };
 #endif
     *n = count;
     return list;
