@@ -1,7 +1,9 @@
 /*
  * bench.c - how fast animkit reads and writes real files. Prints, per
  * file: size, keys, read and write throughput (best of N rounds), and
- * whether the same-format write is byte-identical.
+ * whether the same-format write is byte-identical; then the same file
+ * through glTF: .glb write and read throughput (MB/s of the .glb) and
+ * whether the way back is byte-identical.
  *
  *     animkit-bench [-n ROUNDS] FILE...
  */
@@ -16,6 +18,7 @@ const ak_codec *ifp_codec(void);
 const ak_codec *ani_codec(void);
 const ak_codec *anm_codec(void);
 const ak_codec *mab_codec(void);
+const ak_codec *gltf_codec(void);
 
 static double now(void)
 {
@@ -78,6 +81,49 @@ static void bench_file(const ak_registry *reg, const char *path, int rounds)
     ak_file_unmap(&f);
 }
 
+/* The file -> .glb -> its own format, best of `rounds`. */
+static void bench_gltf(const ak_registry *reg, const char *path, int rounds)
+{
+    ak_mapped_file f;
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    ak_options o = { sizeof o, NULL, path, NULL, 0 }, g = { sizeof g, "gltf", "bench.glb", NULL, 0 };
+    if (ak_file_map(path, &f, &rep) != AK_OK || ak_read(reg, f.data, f.size, &o, &doc, &rep) != AK_OK) {
+        printf("  glTF: %s\n", rep.message);
+        return;
+    }
+    double best_write = 1e30, best_read = 1e30;
+    size_t glb_size = 0;
+    int identical = -1;
+    for (int r = 0; r < rounds; r++) {
+        unsigned char *glb = NULL, *back = NULL;
+        size_t back_size;
+        ak_doc *again = NULL;
+        ak_report rr = { 0 };
+        double t0 = now();
+        if (ak_write(reg, doc, &g, &glb, &glb_size, &rr) != AK_OK)
+            break;
+        double t1 = now();
+        ak_status st = ak_read(reg, glb, glb_size, &g, &again, &rr);
+        double t2 = now();
+        best_write = t1 - t0 < best_write ? t1 - t0 : best_write;
+        best_read = t2 - t1 < best_read ? t2 - t1 : best_read;
+        ak_options w = { sizeof w, doc->format, NULL, NULL, 0 };
+        if (st == AK_OK && ak_registry_find(reg, doc->format)->codec->write &&
+            ak_write(reg, again, &w, &back, &back_size, &rr) == AK_OK) {
+            identical = back_size == f.size && memcmp(back, f.data, f.size) == 0;
+            ak_buffer_free(reg, back);
+        }
+        ak_doc_free(again);
+        ak_buffer_free(reg, glb);
+    }
+    double mb = glb_size / 1e6;
+    printf("  -> glb %9zu B  write %8.1f MB/s  read %8.1f MB/s  %s\n", glb_size, mb / best_write, mb / best_read,
+           identical < 0 ? "(read-only format)" : identical ? "back byte-identical" : "back DIFFERS");
+    ak_doc_free(doc);
+    ak_file_unmap(&f);
+}
+
 int main(int argc, char **argv)
 {
     int rounds = 5, first = 1;
@@ -94,12 +140,14 @@ int main(int argc, char **argv)
     ak_report rep = { 0 };
     if (ak_registry_open(&cfg, &reg, &rep) != AK_OK)
         return 70;
-    const ak_codec *codecs[] = { ifp_codec(), ani_codec(), anm_codec(), mab_codec() };
-    for (size_t i = 0; i < 4; i++)
+    const ak_codec *codecs[] = { ifp_codec(), ani_codec(), anm_codec(), mab_codec(), gltf_codec() };
+    for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
         ak_registry_add_codec(reg, codecs[i], 0, &rep);
     printf("animkit %s, best of %d rounds\n", ak_version(), rounds);
-    for (int i = first; i < argc; i++)
+    for (int i = first; i < argc; i++) {
         bench_file(reg, argv[i], rounds);
+        bench_gltf(reg, argv[i], rounds);
+    }
     ak_registry_free(reg);
     return 0;
 }
