@@ -147,6 +147,8 @@ static ak_status put_channel(clip_state *cs, json_t *extras, const ak_track *t, 
     for (size_t k = 0; k < n; k++) {
         float f[4];
         cs->fixed_values += (size_t)gltf_fix_value(kind, ch->keys[k].v, f);
+        if (kind == AK_SCALE && gltf_track_mirrored(t))
+            f[2] = -f[2];
         for (int c = 0; c < width; c++) {
             values[k * (size_t)width + (size_t)c] = f[c];
             exact_v &= same_bits((double)f[c], ch->keys[k].v[c]);

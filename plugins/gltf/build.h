@@ -15,6 +15,7 @@ typedef struct gw_times {
 /* A bone that only tracks name (no skeleton bone matches it). */
 typedef struct gw_bone {
     const ak_track *track; /* the first track that named it */
+    int mirrored;          /* a track of it is a mirrored GEM bone */
 } gw_bone;
 
 typedef struct gw {

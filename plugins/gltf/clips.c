@@ -192,11 +192,16 @@ static ak_status exact_channel(clip_ctx *cc, ak_track *t, ak_channel_kind kind, 
             if (stale || !x.v || !gltf_number_value(json_array_get(x.v, k * (size_t)width + (size_t)c), &v[c]))
                 v[c] = out ? out[k * (size_t)width + (size_t)c] : 0;
         gltf_fix_value(kind, v, fv);
+        int mirror = kind == AK_SCALE && gltf_track_mirrored(t);
+        if (mirror)
+            fv[2] = -fv[2];
         for (int c = 0; out && c < width; c++)
             if (!same_bits_f(fv[c], out[k * (size_t)width + (size_t)c])) {
                 edited = 1;
                 for (int d = 0; d < width; d++)
                     v[d] = out[k * (size_t)width + (size_t)d];
+                if (mirror)
+                    v[2] = -v[2];
                 break;
             }
         memcpy(keys[k].v, v, sizeof v);

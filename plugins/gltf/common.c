@@ -115,6 +115,12 @@ int gltf_fix_value(ak_channel_kind kind, const double *v, float out[4])
     return fixed;
 }
 
+int gltf_track_mirrored(const ak_track *t)
+{
+    return t->clip && t->clip->doc && strcmp(t->clip->doc->format, "anm") == 0 &&
+           ak_prop_int(&t->props, "anm.mirrored", 0) == 1;
+}
+
 uint64_t gltf_channel_digest(const ak_channel *ch, ak_channel_kind kind)
 {
     uint64_t h = 0xcbf29ce484222325ull;

@@ -63,6 +63,11 @@ int gltf_width(ak_channel_kind kind);
 /* The glTF path of a kind ("rotation", ...; "pointer" for visibility). */
 const char *gltf_path_name(ak_channel_kind kind);
 
+/* 1 for a GEM bone whose keys carry the mirror bit (anm's "anm.mirrored"):
+ * its node gets scale z -1, and its scale keys are written with z negated,
+ * so that viewers show the mirror (gltf.md section 4). */
+int gltf_track_mirrored(const ak_track *t);
+
 /* One digest over the ak_key_digest() of every key of a channel. */
 uint64_t gltf_channel_digest(const ak_channel *ch, ak_channel_kind kind);
 

@@ -141,7 +141,10 @@ static ak_status collect_extra_bones(gw *w)
         const ak_clip *clip = w->doc->clips[c];
         for (size_t i = 0; i < clip->track_count; i++) {
             const ak_track *t = clip->tracks[i];
-            if (gw_node_of_track(w, t) >= 0)
+            json_int_t node = gw_node_of_track(w, t);
+            if (node > (json_int_t)w->doc->skeleton.bone_count)
+                w->extra[node - 1 - (json_int_t)w->doc->skeleton.bone_count].mirrored |= gltf_track_mirrored(t);
+            if (node >= 0)
                 continue;
             if (w->extra_count == w->extra_cap) {
                 size_t cap = w->extra_cap ? 2 * w->extra_cap : 32;
@@ -151,7 +154,8 @@ static ak_status collect_extra_bones(gw *w)
                 w->extra = p;
                 w->extra_cap = cap;
             }
-            w->extra[w->extra_count++].track = t;
+            w->extra[w->extra_count].track = t;
+            w->extra[w->extra_count++].mirrored = gltf_track_mirrored(t);
         }
     }
     return AK_OK;
@@ -229,9 +233,12 @@ static json_t *skeleton_node(gw *w, const ak_bone *b, double local[16])
     return node;
 }
 
-static json_t *track_node(gw *w, const ak_track *t)
+static json_t *track_node(gw *w, const gw_bone *b)
 {
+    const ak_track *t = b->track;
     json_t *node = json_object();
+    if (b->mirrored)
+        gw_set(w, node, "scale", json_pack("[f,f,f]", 1.0, 1.0, -1.0));
     gw_set(w, node, "name", node_name(w, t->bone, t->has_bone_id, t->bone_id, t->has_bone_hash, t->bone_hash));
     gw_set(w, node, "extras", bone_extras(w, json_object(), t->has_bone_id, t->bone_id, t->has_bone_hash,
                                           t->bone_hash, t->bone));
@@ -276,9 +283,10 @@ static ak_status build_nodes(gw *w, gltf_up up, const char *root_name)
             if (sk->bones[i].parent >= 0 && (size_t)sk->bones[i].parent < i)
                 parent = 1 + sk->bones[i].parent;
         } else {
-            const double q[4] = { 0, 0, 0, 1 };
-            gw_push(w, w->nodes, track_node(w, w->extra[i - sk->bone_count].track));
-            gltf_trs_matrix(zero, q, one, local);
+            const double q[4] = { 0, 0, 0, 1 }, mirror[3] = { 1, 1, -1 };
+            const gw_bone *b = &w->extra[i - sk->bone_count];
+            gw_push(w, w->nodes, track_node(w, b));
+            gltf_trs_matrix(zero, q, b->mirrored ? mirror : one, local);
         }
         add_child(w, parent, (json_int_t)(i + 1));
         gltf_mat_mul(world + 16 * (size_t)parent, local, world + 16 * (i + 1));
@@ -311,6 +319,7 @@ static ak_status build_nodes(gw *w, gltf_up up, const char *root_name)
 
 /* ---- document and container ------------------------------------------- */
 
+/* asset first, so that a probe finds it at the start of a .gltf. */
 static json_t *asset(gw *w, gltf_up up)
 {
     char gen[64];
@@ -322,8 +331,6 @@ static json_t *asset(gw *w, gltf_up up)
     gw_set(w, animkit, "variant", variant ? json_string(variant) : NULL);
     if (w->doc->props.count)
         gw_set(w, animkit, "props", gltf_props_json(w->job, &w->doc->props));
-    if (json_array_size(w->empty_clips))
-        gw_set(w, animkit, "clips", json_incref(w->empty_clips));
     return json_pack("{s:s,s:s,s:{s:o}}", "version", "2.0", "generator", gen, "extras", "animkit", animkit);
 }
 
@@ -431,9 +438,12 @@ static ak_status write_doc(gw *w, ak_sink *out)
     else if (w->extra_count)
         ak_warn(w->job, -1, "%zu bones that tracks name are not in the skeleton: written as children of the "
                 "root with the identity rest pose", w->extra_count);
+    json_t *a = asset(w, (gltf_up)up);
+    gw_set(w, w->root, "asset", a);
     if ((st = build_nodes(w, (gltf_up)up, stem)) != AK_OK || (st = gw_animations(w)) != AK_OK)
         return st;
-    gw_set(w, w->root, "asset", asset(w, (gltf_up)up));
+    if (json_array_size(w->empty_clips))
+        gw_set(w, json_object_get(json_object_get(a, "extras"), "animkit"), "clips", json_incref(w->empty_clips));
     gw_set(w, w->root, "scene", json_integer(0));
     gw_set(w, w->root, "scenes", json_pack("[{s:[i]}]", "nodes", 0));
     gw_set(w, w->root, "nodes", json_incref(w->nodes));

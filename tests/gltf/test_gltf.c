@@ -559,6 +559,46 @@ START_TEST(test_external_bin)
 }
 END_TEST
 
+/* A mirrored GEM bone: node scale z -1, scale keys written with z negated,
+ * read back as they were. */
+START_TEST(test_mirrored_bone)
+{
+    ak_registry *reg = registry();
+    ak_doc *doc = ak_doc_new();
+    ak_doc_set_format(doc, "anm", "6.0");
+    ak_clip *c = ak_clip_add(doc, "mirror");
+    c->duration = 1;
+    ak_track *t = ak_track_add(c, "wheel_l");
+    ak_prop_set_int(doc, &t->props, "anm.mirrored", 1);
+    for (int k = 0; k < 2; k++) {
+        ak_key *key = ak_key_add(t, AK_SCALE);
+        key->time = k;
+        key->v[0] = 1;
+        key->v[1] = 2;
+        key->v[2] = 3 + k;
+    }
+    size_t n, bin_size;
+    unsigned char *out = write_as(reg, doc, "m.glb", &n, NULL);
+    const unsigned char *bin;
+    json_t *root = glb_parts(out, n, &bin, &bin_size);
+    json_t *node = json_array_get(json_object_get(root, "nodes"), 1);
+    ck_assert(json_real_value(json_array_get(json_object_get(node, "scale"), 2)) == -1.0);
+    json_t *s0 = json_array_get(json_object_get(json_array_get(json_object_get(root, "animations"), 0), "samplers"), 0);
+    size_t count;
+    const float *v = accessor_floats(root, bin, json_integer_value(json_object_get(s0, "output")), &count);
+    ck_assert(count == 2 && v[2] == -3.0f && v[5] == -4.0f);
+    json_decref(root);
+    ak_doc *back = NULL;
+    ak_report rep;
+    ck_assert_msg(read_with(reg, out, n, NULL, &back, &rep) == AK_OK, "%s", rep.message);
+    same_doc(doc, back);
+    ak_doc_free(back);
+    ak_buffer_free(reg, out);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+}
+END_TEST
+
 START_TEST(test_probe)
 {
     const ak_codec *c = gltf_codec();
@@ -580,6 +620,7 @@ int main(void)
     tcase_add_test(tc, test_edit_detected);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_external_bin);
+    tcase_add_test(tc, test_mirrored_bone);
     tcase_add_test(tc, test_probe);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
