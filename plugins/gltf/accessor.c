@@ -103,6 +103,24 @@ static const unsigned char *view_bytes(acc_ctx *a, json_int_t index, json_int_t 
     return a->g->buffers[buffer] + voff + offset;
 }
 
+const unsigned char *gltf_view_bytes(ak_job *job, const gltf_data *g, json_int_t view, size_t *size,
+                                     const char *where)
+{
+    acc_ctx a = { job, g, "" };
+    snprintf(a.where, sizeof a.where, "%.60s", where);
+    const json_t *v = json_array_get(json_object_get(g->root, "bufferViews"), (size_t)view);
+    json_int_t len;
+    if (view < 0 || !json_is_object(v)) {
+        ak_fail(job, AK_E_DATA, -1, "%s.bufferView: no such buffer view", a.where);
+        return NULL;
+    }
+    if (!int_field(&a, v, "byteLength", -1, 1, INT64_MAX, &len))
+        return NULL;
+    size_t stride;
+    *size = (size_t)len;
+    return view_bytes(&a, view, 0, 1, (size_t)len, &stride);
+}
+
 static ak_status apply_sparse(acc_ctx *a, const json_t *sparse, size_t count, int width, json_int_t ctype,
                               int normalized, float *out)
 {

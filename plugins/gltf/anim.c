@@ -197,7 +197,7 @@ static ak_status put_track(clip_state *cs, json_t *tracks, const ak_track *t)
     if (!same_bits(t->weight, 1.0))
         gw_set(w, e, "weight", gltf_number(t->weight));
     if (t->props.count)
-        gw_set(w, e, "props", gltf_props_json(w->job, &t->props));
+        gw_set(w, e, "props", gw_props(w, &t->props));
     json_t *channels = json_object();
     gw_set(w, e, "channels", channels);
     gw_push(w, tracks, e);
@@ -219,7 +219,7 @@ static json_t *events_json(gw *w, const ak_clip *clip)
         json_t *e = json_pack("{s:o,s:o,s:o}", "time", gltf_number(ev->time), "type", name_json(w, ev->type),
                               "info", name_json(w, ev->info));
         if (ev->props.count)
-            gw_set(w, e, "props", gltf_props_json(w->job, &ev->props));
+            gw_set(w, e, "props", gw_props(w, &ev->props));
         gw_push(w, a, e);
     }
     return a;
@@ -237,7 +237,7 @@ static ak_status put_clip(gw *w, size_t index, unsigned char *used)
     if (clip->tick_rate != 0)
         gw_set(w, extras, "tick_rate", gltf_number(clip->tick_rate));
     if (clip->props.count)
-        gw_set(w, extras, "props", gltf_props_json(w->job, &clip->props));
+        gw_set(w, extras, "props", gw_props(w, &clip->props));
     if (clip->event_count)
         gw_set(w, extras, "events", events_json(w, clip));
     json_t *tracks = json_array();

@@ -51,6 +51,9 @@ json_int_t gw_float_accessor(gw *w, const float *v, size_t count, int width, int
 /* A time accessor, shared with any earlier one of the same times. */
 json_int_t gw_time_accessor(gw *w, const float *times, size_t count);
 
+/* Props as JSON, big byte blobs into buffer views. */
+json_t *gw_props(gw *w, const ak_props *props);
+
 /* One glTF animation per clip with keys (anim.c). */
 ak_status gw_animations(gw *w);
 

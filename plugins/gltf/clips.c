@@ -247,7 +247,7 @@ static ak_status exact_track(clip_ctx *cc, const json_t *e, size_t i)
     }
     ak_status st = number_field(r, e, "weight", &t->weight, where);
     if (st == AK_OK)
-        st = gltf_props_read(r->job, r->doc, &t->props, json_object_get(e, "props"), where);
+        st = gltf_props_read(r->job, r->doc, &t->props, json_object_get(e, "props"), where, &r->g);
     const json_t *channels = json_object_get(e, "channels");
     for (int kind = 0; st == AK_OK && kind < AK_CHANNELS; kind++) {
         const json_t *c = json_object_get(channels, ak_channel_name((ak_channel_kind)kind));
@@ -423,7 +423,7 @@ static ak_status clip_header(clip_ctx *cc, const json_t *x, const char *where)
     if (st == AK_OK)
         st = number_field(r, x, "tick_rate", &clip->tick_rate, where);
     if (st == AK_OK)
-        st = gltf_props_read(r->job, r->doc, &clip->props, json_object_get(x, "props"), where);
+        st = gltf_props_read(r->job, r->doc, &clip->props, json_object_get(x, "props"), where, &r->g);
     const json_t *events = json_object_get(x, "events");
     for (size_t i = 0; st == AK_OK && i < json_array_size(events); i++) {
         const json_t *e = json_array_get(events, i);
@@ -436,7 +436,7 @@ static ak_status clip_header(clip_ctx *cc, const json_t *x, const char *where)
         ak_event *ev = ty && in ? ak_event_add(clip, time, ty, in) : NULL;
         if (!ev)
             return AK_E_NOMEM;
-        st = gltf_props_read(r->job, r->doc, &ev->props, json_object_get(e, "props"), where);
+        st = gltf_props_read(r->job, r->doc, &ev->props, json_object_get(e, "props"), where, &r->g);
     }
     return st;
 }

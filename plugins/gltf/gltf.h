@@ -83,11 +83,18 @@ json_t *gltf_number(double v);
 int gltf_number_value(const json_t *j, double *out);
 
 /* Props as a JSON object: int -> integer, float -> real, string ->
- * string, bytes -> {"hex": "..."}. gltf_props_read fails the job naming
- * `where`. */
-json_t *gltf_props_json(ak_job *job, const ak_props *props);
+ * string, bytes -> {"hex": "..."}, or {"bufferView": N} for bytes of
+ * GLTF_BLOB_MIN or more (mesh animation blobs) when `blobs` is given.
+ * gltf_props_read fails the job naming `where`. */
+#define GLTF_BLOB_MIN 64u
+typedef struct gltf_blobs {
+    json_int_t (*put)(void *user, const unsigned char *data, size_t size); /* view index, -1 */
+    void *user;
+} gltf_blobs;
+typedef struct gltf_data gltf_data;
+json_t *gltf_props_json(ak_job *job, const ak_props *props, const gltf_blobs *blobs);
 ak_status gltf_props_read(ak_job *job, ak_doc *doc, ak_props *props, const json_t *obj,
-                          const char *where);
+                          const char *where, const gltf_data *g);
 
 /* Hex strings of bytes. gltf_hex_decode returns the byte count, or -1 on a
  * malformed string; `out` must hold strlen/2 bytes. */
@@ -102,14 +109,18 @@ int gltf_mat_inverse(const double m[16], double out[16]);
 
 /* Decoded accessor data (accessor.c): `count` elements of `width` numbers,
  * normalised integers turned into floats as the spec says. */
-typedef struct gltf_data {
+struct gltf_data {
     const json_t *root;     /* the document */
     const unsigned char *bin; /* the binary buffer 0 (GLB chunk or data: URI) */
     size_t bin_size;
     const unsigned char **buffers; /* every buffer's bytes (NULL when unavailable) */
     size_t *buffer_sizes;
     size_t buffer_count;
-} gltf_data;
+};
+
+/* The bytes of buffer view `view`, checked against its buffer. */
+const unsigned char *gltf_view_bytes(ak_job *job, const gltf_data *g, json_int_t view, size_t *size,
+                                     const char *where);
 
 /* Reads accessor `index` as floats: `*count` elements of `width` values
  * (width is checked against the accessor's type). Fails the job naming

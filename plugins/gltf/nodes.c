@@ -199,7 +199,7 @@ static ak_status add_bone(gr *r, const json_t *jnode, size_t i)
         gr_fix_key(r, AK_TRANSLATION, b->translation);
         gr_fix_key(r, AK_ROTATION, b->rotation);
     }
-    return gltf_props_read(r->job, r->doc, &b->props, json_object_get(ak, "props"), "node extras props");
+    return gltf_props_read(r->job, r->doc, &b->props, json_object_get(ak, "props"), "node extras props", &r->g);
 }
 
 /* Depth of node i, using (and filling) the depths of its ancestors; 0 in

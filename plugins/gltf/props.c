@@ -7,8 +7,12 @@
 #include <math.h>
 #include <string.h>
 
-static json_t *prop_value(ak_job *job, const ak_prop *p)
+static json_t *prop_value(ak_job *job, const ak_prop *p, const gltf_blobs *blobs)
 {
+    if (p->type == AK_PROP_BYTES && blobs && p->size >= GLTF_BLOB_MIN) {
+        json_int_t view = blobs->put(blobs->user, p->data, p->size);
+        return view < 0 ? NULL : json_pack("{s:I}", "bufferView", view);
+    }
     switch (p->type) {
     case AK_PROP_INT: return json_integer((json_int_t)p->i);
     case AK_PROP_FLOAT:
@@ -28,12 +32,12 @@ static json_t *prop_value(ak_job *job, const ak_prop *p)
     }
 }
 
-json_t *gltf_props_json(ak_job *job, const ak_props *props)
+json_t *gltf_props_json(ak_job *job, const ak_props *props, const gltf_blobs *blobs)
 {
     json_t *obj = json_object();
     for (size_t i = 0; obj && i < props->count; i++) {
         char *key = gltf_utf8_of_bytes(job, props->items[i].key);
-        json_t *v = key ? prop_value(job, &props->items[i]) : NULL;
+        json_t *v = key ? prop_value(job, &props->items[i], blobs) : NULL;
         if (!v || json_object_set_new(obj, key, v) != 0) {
             json_decref(obj);
             obj = NULL;
@@ -60,8 +64,16 @@ static ak_status bytes_prop(ak_job *job, ak_doc *doc, ak_props *props, const cha
 }
 
 static ak_status one_prop(ak_job *job, ak_doc *doc, ak_props *props, const char *key, const json_t *v,
-                          const char *where)
+                          const char *where, const gltf_data *g)
 {
+    const json_t *view = json_object_get(v, "bufferView");
+    if (json_is_object(v) && json_object_size(v) == 1 && json_is_integer(view) && g) {
+        char w[160];
+        snprintf(w, sizeof w, "%.100s.%.40s", where, key);
+        size_t size;
+        const unsigned char *data = gltf_view_bytes(job, g, json_integer_value(view), &size, w);
+        return data ? ak_prop_set_bytes(doc, props, key, data, size) : AK_E_DATA;
+    }
     double f;
     if (json_is_integer(v))
         return ak_prop_set_int(doc, props, key, (int64_t)json_integer_value(v));
@@ -84,7 +96,7 @@ static ak_status one_prop(ak_job *job, ak_doc *doc, ak_props *props, const char 
 }
 
 ak_status gltf_props_read(ak_job *job, ak_doc *doc, ak_props *props, const json_t *obj,
-                          const char *where)
+                          const char *where, const gltf_data *g)
 {
     if (!obj)
         return AK_OK;
@@ -94,7 +106,7 @@ ak_status gltf_props_read(ak_job *job, ak_doc *doc, ak_props *props, const json_
     json_t *v;
     json_object_foreach((json_t *)obj, k, v) {
         char *key = gltf_bytes_of_utf8(job, k);
-        ak_status st = key ? one_prop(job, doc, props, key, v, where) : AK_E_NOMEM;
+        ak_status st = key ? one_prop(job, doc, props, key, v, where, g) : AK_E_NOMEM;
         ak_job_free(job, key);
         if (st != AK_OK)
             return ak_job_failed(job) ? st : ak_fail(job, st, -1, "%s: cannot store prop", where);

@@ -212,11 +212,7 @@ static ak_status read_asset(gr *r)
     const json_t *format = json_object_get(ak, "format"), *variant = json_object_get(ak, "variant");
     char *f = gltf_bytes_of_utf8(r->job, json_is_string(format) ? json_string_value(format) : "");
     char *v = gltf_bytes_of_utf8(r->job, json_is_string(variant) ? json_string_value(variant) : "");
-    ak_status st = f && v ? ak_doc_set_format(r->doc, f, v) : AK_E_NOMEM;
-    if (st == AK_OK)
-        st = gltf_props_read(r->job, r->doc, &r->doc->props, json_object_get(ak, "props"),
-                             "asset.extras.animkit.props");
-    return st;
+    return f && v ? ak_doc_set_format(r->doc, f, v) : AK_E_NOMEM;
 }
 
 static ak_status read_doc(gr *r, const unsigned char *bytes, size_t size)
@@ -242,7 +238,10 @@ static ak_status read_doc(gr *r, const unsigned char *bytes, size_t size)
     if (!json_is_object(r->root))
         return ak_fail(r->job, AK_E_DATA, text_at, "the glTF JSON is not an object");
     r->g.root = r->root;
-    if ((st = read_asset(r)) != AK_OK || (st = load_buffers(r)) != AK_OK || (st = gr_nodes(r)) != AK_OK)
+    if ((st = read_asset(r)) != AK_OK || (st = load_buffers(r)) != AK_OK ||
+        (st = gltf_props_read(r->job, r->doc, &r->doc->props, json_object_get(r->animkit, "props"),
+                              "asset.extras.animkit.props", &r->g)) != AK_OK ||
+        (st = gr_nodes(r)) != AK_OK)
         return st;
     return gr_clips(r);
 }

@@ -76,6 +76,17 @@ json_int_t gw_float_accessor(gw *w, const float *v, size_t count, int width, int
     return (json_int_t)json_array_size(w->accessors) - 1;
 }
 
+static json_int_t blob_view(void *user, const unsigned char *data, size_t size)
+{
+    return gw_view(user, data, size);
+}
+
+json_t *gw_props(gw *w, const ak_props *props)
+{
+    gltf_blobs blobs = { blob_view, w };
+    return gltf_props_json(w->job, props, &blobs);
+}
+
 static uint64_t hash_bytes(const void *data, size_t size)
 {
     const unsigned char *p = data;
@@ -226,7 +237,7 @@ static json_t *skeleton_node(gw *w, const ak_bone *b, double local[16])
         gw_set(w, animkit, "rest", a);
     }
     if (b->props.count)
-        gw_set(w, animkit, "props", gltf_props_json(w->job, &b->props));
+        gw_set(w, animkit, "props", gw_props(w, &b->props));
     gw_set(w, node, "extras", bone_extras(w, animkit, b->has_id, b->id, b->has_hash, b->hash, b->name));
     double dt[3] = { t[0], t[1], t[2] }, dr[4] = { r[0], r[1], r[2], r[3] }, ds[3] = { s[0], s[1], s[2] };
     gltf_trs_matrix(dt, dr, ds, local);
@@ -330,7 +341,7 @@ static json_t *asset(gw *w, gltf_up up)
     gw_set(w, animkit, "format", format ? json_string(format) : NULL);
     gw_set(w, animkit, "variant", variant ? json_string(variant) : NULL);
     if (w->doc->props.count)
-        gw_set(w, animkit, "props", gltf_props_json(w->job, &w->doc->props));
+        gw_set(w, animkit, "props", gw_props(w, &w->doc->props));
     return json_pack("{s:s,s:s,s:{s:o}}", "version", "2.0", "generator", gen, "extras", "animkit", animkit);
 }
 

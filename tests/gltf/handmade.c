@@ -51,5 +51,9 @@ ak_doc *handmade_doc(void)
     key(t, AK_TRANSLATION, FLT_MAX, 0, FLT_MAX, 1, -FLT_TRUE_MIN, 0);
     key(ak_track_add(x, "Only Here"), AK_VISIBILITY, 0, 0, 1, 0, 0, 0);
     ak_prop_set_bytes(doc, &doc->props, "blob", "\x00\x01\xff", 3);
+    unsigned char mesh[100];
+    for (int i = 0; i < 100; i++)
+        mesh[i] = (unsigned char)(i * 7);
+    ak_prop_set_bytes(doc, &thigh->props, "mesh", mesh, sizeof mesh); /* big: goes into a buffer view */
     return doc;
 }

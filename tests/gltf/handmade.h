@@ -2,7 +2,7 @@
  * glTF cannot hold as it is: negative and repeated times, different key
  * times per channel, a bone in only some clips, names with spaces and
  * non-ASCII bytes, a hash-only bone, a non-unit quaternion, an empty clip,
- * times at the float32 extremes. Used by test_gltf and gltf-fixture. */
+ * times at the float32 extremes, a 3-byte and a 100-byte blob prop. Used by test_gltf and gltf-fixture. */
 #ifndef ANIMKIT_TEST_GLTF_HANDMADE_H
 #define ANIMKIT_TEST_GLTF_HANDMADE_H
 

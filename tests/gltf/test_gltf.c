@@ -207,6 +207,14 @@ START_TEST(test_container_and_times)
             ck_assert(json_object_get(in, "min") && json_object_get(in, "max"));
         }
     }
+    /* the 100-byte blob lies in a buffer view, the 3-byte one is hex */
+    json_t *tracks = json_object_get(json_object_get(json_object_get(a0, "extras"), "animkit"), "tracks");
+    json_t *mesh = json_object_get(json_object_get(json_array_get(tracks, 0), "props"), "mesh");
+    json_t *mview = json_array_get(json_object_get(root, "bufferViews"), (size_t)json_integer_value(json_object_get(mesh, "bufferView")));
+    ck_assert_int_eq(json_integer_value(json_object_get(mview, "byteLength")), 100);
+    ck_assert(bin[json_integer_value(json_object_get(mview, "byteOffset")) + 99] == (unsigned char)(99 * 7));
+    json_t *blob = json_object_get(json_object_get(json_object_get(json_object_get(json_object_get(root, "asset"), "extras"), "animkit"), "props"), "blob");
+    ck_assert_str_eq(json_string_value(json_object_get(blob, "hex")), "0001ff");
     /* node 0 carries GTA's Z-up turn; the skin is referenced by no node */
     json_t *rot = json_object_get(json_array_get(json_object_get(root, "nodes"), 0), "rotation");
     ck_assert(json_real_value(json_array_get(rot, 0)) == (double)-0.70710677f);
