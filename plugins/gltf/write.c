@@ -10,16 +10,26 @@
 #define GLB_JSON 0x4e4f534au  /* "JSON" */
 #define GLB_BIN 0x004e4942u   /* "BIN\0" */
 
+/* Both take `value` over even when they fail (an earlier failure may have
+ * left `obj` NULL), so that nothing leaks. */
 void gw_set(gw *w, json_t *obj, const char *key, json_t *value)
 {
-    if (!value || !obj || json_object_set_new(obj, key, value) != 0)
+    if (!obj) {
+        json_decref(value);
         w->oom = 1;
+    } else if (!value || json_object_set_new(obj, key, value) != 0) {
+        w->oom = 1;
+    }
 }
 
 void gw_push(gw *w, json_t *array, json_t *value)
 {
-    if (!value || !array || json_array_append_new(array, value) != 0)
+    if (!array) {
+        json_decref(value);
         w->oom = 1;
+    } else if (!value || json_array_append_new(array, value) != 0) {
+        w->oom = 1;
+    }
 }
 
 json_t *gw_float_array(gw *w, const float *v, size_t n)
