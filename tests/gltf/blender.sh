@@ -1,7 +1,7 @@
 #!/bin/sh
 # blender.sh - Blender 3.4 headless, both ways (gltf.md section 3):
-#  1. ped_cretaceous.ifp on ped_80.dff's skeleton -> .glb; Blender imports
-#     it and shows every bone's local transform at every frame of two clips
+#  1. ped_cretaceous.ifp (294 clips) on ped_80.dff's skeleton -> .glb; Blender
+#     imports it and shows every bone's local transform at every frame of three clips
 #     as animkit samples it (blender.py);
 #  2. in Blender one bone of WALK_civi is turned 40 degrees at frame 10 and
 #     the action exported with Blender's exporter; animkit converts that
@@ -30,9 +30,10 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 # clip, frames at 30 fps (duration x 30 + 1)
-"$fixture" skeleton "$ifp" "$dff" ped.glb WALK_civi WALK_fat || exit 1
+"$fixture" skeleton "$ifp" "$dff" ped.glb || exit 1     # all 294 clips
 { printf '{"WALK_civi":'; "$fixture" pose "$ifp" WALK_civi 30 33 "$dff"
-  printf ',"WALK_fat":'; "$fixture" pose "$ifp" WALK_fat 30 41 "$dff"; printf '}'; } >expected.json || exit 1
+  printf ',"WALK_fat":'; "$fixture" pose "$ifp" WALK_fat 30 41 "$dff"
+  printf ',"ATM":'; "$fixture" pose "$ifp" ATM 30 366 "$dff"; printf '}'; } >expected.json || exit 1
 blender -b --factory-startup --python-exit-code 1 --python "$AK_SRCDIR/tests/gltf/blender.py" -- \
     ped.glb expected.json blender.glb edit.json WALK_civi " R UpperArm" 10 >blender.log 2>&1
 rc=$?

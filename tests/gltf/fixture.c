@@ -18,7 +18,8 @@
  *       the local rotation and translation of every bone of CLIP at frames
  *       0..FRAMES-1 (time = frame / FPS) as ak_channel_sample gives them
  *       (CLIP "#0": the first clip),
- *       JSON {"bone": [[frame, qx, qy, qz, qw, tx, ty, tz], ...]}; with MODEL (a
+ *       JSON {"bone": [[frame, qx, qy, qz, qw, tx, ty, tz, on_key], ...]}
+ *       (on_key: the frame falls on a rotation key); with MODEL (a
  *       .dff) every skeleton bone, channels without keys at the rest pose,
  *       else the tracks, null where a channel has no keys.
  *   gltf-fixture handmade OUT
@@ -240,6 +241,18 @@ static void print_value(const ak_channel *ch, ak_channel_kind kind, const double
     }
 }
 
+/* 1 when `t` is (within 1e-6 s) a key time of the channel or the channel
+ * has at most one key: there every interpolation gives the key itself. */
+static int on_key(const ak_channel *ch, double t)
+{
+    if (!ch || ch->count < 2)
+        return 1;
+    for (size_t k = 0; k < ch->count; k++)
+        if (fabs(ch->keys[k].time - t) < 1e-6)
+            return 1;
+    return 0;
+}
+
 static int pose(const char *in, const char *clip_name, double fps, int frames, const char *model)
 {
     ak_registry *reg = registry();
@@ -272,7 +285,7 @@ static int pose(const char *in, const char *clip_name, double fps, int frames, c
             print_value(track ? &track->channel[AK_ROTATION] : NULL, AK_ROTATION, bone ? bone->rotation : NULL, f / fps, 4);
             print_value(track ? &track->channel[AK_TRANSLATION] : NULL, AK_TRANSLATION, bone ? bone->translation : NULL,
                         f / fps, 3);
-            printf("]");
+            printf(",%d]", on_key(track ? &track->channel[AK_ROTATION] : NULL, f / fps));
         }
         printf("]");
     }
