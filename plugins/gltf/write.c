@@ -470,10 +470,10 @@ static ak_status write_doc(gw *w, ak_sink *out)
     gw_set(w, w->root, "nodes", json_incref(w->nodes));
     if (json_array_size(w->animations))
         gw_set(w, w->root, "animations", json_incref(w->animations));
-    if (json_array_size(w->accessors)) {
+    if (json_array_size(w->accessors))
         gw_set(w, w->root, "accessors", json_incref(w->accessors));
+    if (json_array_size(w->views)) /* also blobs when there is no accessor */
         gw_set(w, w->root, "bufferViews", json_incref(w->views));
-    }
     if (w->visibility) {
         gw_set(w, w->root, "extensionsUsed", json_pack("[s,s]", "KHR_node_visibility", "KHR_animation_pointer"));
     }

@@ -607,6 +607,29 @@ START_TEST(test_mirrored_bone)
 }
 END_TEST
 
+/* Found by fuzz_probe_all: a document whose only binary data is a big
+ * prop (no keys, no bones) still gets its buffer views. */
+START_TEST(test_blob_without_keys)
+{
+    ak_registry *reg = registry();
+    ak_doc *doc = ak_doc_new();
+    ak_doc_set_format(doc, "ifp", "ANP3");
+    unsigned char tail[80] = { 1, 2, 3 };
+    ak_prop_set_bytes(doc, &doc->props, "tail", tail, sizeof tail);
+    ak_clip_add(doc, "nothing");
+    size_t n;
+    unsigned char *out = write_as(reg, doc, "b.glb", &n, NULL);
+    ak_doc *back = NULL;
+    ak_report rep;
+    ck_assert_msg(read_with(reg, out, n, NULL, &back, &rep) == AK_OK, "%s", rep.message);
+    same_doc(doc, back);
+    ak_doc_free(back);
+    ak_buffer_free(reg, out);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+}
+END_TEST
+
 START_TEST(test_probe)
 {
     const ak_codec *c = gltf_codec();
@@ -629,6 +652,7 @@ int main(void)
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_external_bin);
     tcase_add_test(tc, test_mirrored_bone);
+    tcase_add_test(tc, test_blob_without_keys);
     tcase_add_test(tc, test_probe);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
