@@ -164,7 +164,8 @@ static ak_status put_channel(clip_state *cs, json_t *extras, const ak_track *t, 
     json_t *e = json_pack("{s:I,s:I}", "n", (json_int_t)n, "sampler", sampler);
     set_if(w, e, "ticks", ticks_extra(w, ch));
     json_t *te = times_extra(w, ch, times, t->clip->tick_rate);
-    if (!te && sampler < 0) {
+    if (!json_is_array(te) && sampler < 0) { /* no accessor to fall back on: the times themselves */
+        json_decref(te);
         te = json_array();
         for (size_t k = 0; k < n; k++)
             gw_push(w, te, gltf_number(orig[k]));

@@ -630,6 +630,39 @@ START_TEST(test_blob_without_keys)
 }
 END_TEST
 
+/* Found by fuzz_probe_all: two tracks of one bone in a clip; the second
+ * lives in extras only, its times given by ticks (tick / tick_rate). */
+START_TEST(test_same_bone_twice)
+{
+    ak_registry *reg = registry();
+    ak_doc *doc = ak_doc_new();
+    ak_doc_set_format(doc, "ifp", "ANP3");
+    ak_clip *c = ak_clip_add(doc, "twice");
+    c->tick_rate = 60;
+    c->duration = 0.5;
+    for (int t = 0; t < 2; t++) {
+        ak_track *tr = ak_track_add(c, "Spine");
+        for (int k = 0; k < 3; k++) {
+            ak_key *key = ak_key_add(tr, AK_ROTATION);
+            key->tick = 10 * k + t;
+            key->time = (double)key->tick / 60;
+            key->v[2] = 0.1 * k * (t + 1);
+            key->v[3] = 1;
+        }
+    }
+    size_t n;
+    unsigned char *out = write_as(reg, doc, "t.glb", &n, NULL);
+    ak_doc *back = NULL;
+    ak_report rep;
+    ck_assert_msg(read_with(reg, out, n, NULL, &back, &rep) == AK_OK, "%s", rep.message);
+    same_doc(doc, back);
+    ak_doc_free(back);
+    ak_buffer_free(reg, out);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+}
+END_TEST
+
 START_TEST(test_probe)
 {
     const ak_codec *c = gltf_codec();
@@ -653,6 +686,7 @@ int main(void)
     tcase_add_test(tc, test_external_bin);
     tcase_add_test(tc, test_mirrored_bone);
     tcase_add_test(tc, test_blob_without_keys);
+    tcase_add_test(tc, test_same_bone_twice);
     tcase_add_test(tc, test_probe);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
