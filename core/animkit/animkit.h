@@ -357,8 +357,11 @@ AK_API void ak_doc_stats_get(const ak_doc *doc, ak_doc_stats *stats);
 AK_API void ak_clip_stats_get(const ak_clip *clip, ak_doc_stats *stats);
 
 /* Structural checks of the model (ordered times, unit quaternions, finite
- * values, duration covering the keys); each finding goes to `report` as a
- * warning or an error. Returns the number of errors. */
+ * values, duration covering the keys; for a skeleton (1.2): parents that
+ * are out of range, not before their child or in a cycle, repeated bone
+ * names or ids, non-finite rest values, non-unit rest rotations, each error
+ * naming the bone); each finding goes to `report` as a warning or an
+ * error. Returns the number of errors. */
 AK_API unsigned ak_doc_validate(const ak_doc *doc, const char *file, ak_report *report);
 
 /* JSON dump; the schema is documented in README.md. `clip` limits the
