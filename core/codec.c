@@ -215,6 +215,9 @@ static void report_losses(const ak_doc *doc, const ak_codec *c, const char *file
     if (nameless && (c->caps & AK_CAP_BONE_NAME) && !(c->caps & AK_CAP_BONE_HASH))
         warn_loss(report, file, c, "%zu %s have no bone name and will be written with an empty one (%s)",
                   nameless, "tracks");
+    if (doc->skeleton.bone_count && !(c->caps & AK_CAP_SKELETON))
+        warn_loss(report, file, c, "the skeleton (%zu %s) is not carried: %s cannot store one",
+                  doc->skeleton.bone_count, "bones");
     if (doc->format[0] && strcmp(doc->format, c->name) != 0 && !(c->caps & AK_CAP_ANY_FORMAT) &&
         has_format_data(doc))
         ak_report_emit(report, AK_WARNING, AK_OK, file, c->name, -1,
