@@ -119,6 +119,12 @@ ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size, const 
         ak_report_emit(report, AK_ERROR, AK_E_NOMEM, file, NULL, -1, "out of memory");
         return AK_E_NOMEM;
     }
+    /* A file that carries its own skeleton has its tracks tied to it. */
+    if (doc->skeleton.bone_count && ak_doc_match_skeleton(doc) == (size_t)-1) {
+        ak_doc_free(doc);
+        ak_report_emit(report, AK_ERROR, AK_E_NOMEM, file, NULL, -1, "out of memory");
+        return AK_E_NOMEM;
+    }
     *out = doc;
     return AK_OK;
 }

@@ -313,6 +313,7 @@ AK_API int32_t ak_skeleton_find_hash(const ak_doc *doc, uint32_t hash);
  * several bones share a key the first wins. Tracks are never renamed.
  * Returns the number of tracks matched, or (size_t)-1 when out of memory
  * (every track is then left unmatched). Linear in tracks + bones.
+ * ak_read() does this for a file that carries its own skeleton.
  */
 AK_API size_t ak_doc_match_skeleton(ak_doc *doc);
 /* Replaces doc's skeleton with a copy of `from`'s (a model file's
