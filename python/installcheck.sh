@@ -15,7 +15,10 @@ trap 'rm -rf "$tmp"' EXIT
 cp -R "$srcdir/python/tests" "$tmp/tests"
 cd "$tmp"
 # No ANIMKIT_LIBRARY: the module must find the installed library itself.
+# No bytecode either: `make uninstall` (distcheck) must leave nothing behind.
 unset ANIMKIT_LIBRARY
+PYTHONDONTWRITEBYTECODE=1
+export PYTHONDONTWRITEBYTECODE
 PYTHONPATH="$pythondir" ANIMKIT_CONFIG="$sysconfdir/animkit/animkit.ini" AK_SRCDIR="$srcdir" \
     "$python" -c 'import animkit, sys; print("installcheck: animkit from", animkit.__file__, "library", animkit.library_version())'
 PYTHONPATH="$pythondir" ANIMKIT_CONFIG="$sysconfdir/animkit/animkit.ini" AK_SRCDIR="$srcdir" \
