@@ -114,7 +114,7 @@ class Document:
 
     def __del__(self):
         p = getattr(self, "_p", None)
-        if p:
+        if p and lib is not None:  # lib may be gone at interpreter exit
             lib.ak_doc_free(p)
             self._p = None
 

@@ -66,7 +66,7 @@ class Registry:
         self.warnings = col.warnings
 
     def __del__(self):
-        if getattr(self, "_p", None):
+        if getattr(self, "_p", None) and lib is not None:
             lib.ak_registry_free(self._p)
             self._p = None
 
