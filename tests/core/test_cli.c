@@ -195,8 +195,9 @@ static void put_real_config(void)
     char text[4 * PATH_MAX];
     snprintf(text, sizeof text,
              "[animkit]\nautoload = no\n[plugin ifp]\npath = %s/plugins/ifp/.libs/ifp.so\n"
-             "[plugin ani]\npath = %s/plugins/ani/.libs/ani.so\n[plugin json]\npath = %s/plugins/json/.libs/json.so\n",
-             b, b, b);
+             "[plugin ani]\npath = %s/plugins/ani/.libs/ani.so\n[plugin json]\npath = %s/plugins/json/.libs/json.so\n"
+             "[plugin dff]\npath = %s/plugins/dff/.libs/dff.so\n",
+             b, b, b, b);
     put("real.ini", text, strlen(text));
 }
 
@@ -333,6 +334,68 @@ START_TEST(skeleton_option)
 }
 END_TEST
 
+/* A real model and a real animation (skipped without the corpus): each
+ * clip's line says as many matches as the rules, applied here to the two
+ * documents, find. */
+START_TEST(skeleton_option_corpus)
+{
+    char dff[PATH_MAX], ifp[PATH_MAX], cfg[PATH_MAX];
+    if (!ak_test_corpus("dff/ped_167.dff", dff, sizeof dff) ||
+        !ak_test_corpus("ifp/ped_cretaceous.ifp", ifp, sizeof ifp)) {
+        printf("SKIP: corpus dff/ped_167.dff or ifp/ped_cretaceous.ifp not found\n");
+        return;
+    }
+    setup();
+    put_real_config();
+    snprintf(cfg, sizeof cfg, "%s", path_in_dir("real.ini"));
+    ak_registry_config rc = { sizeof rc, AK_REG_NO_SEARCH, cfg, NULL, NULL, NULL, NULL };
+    ak_registry *reg;
+    ak_report rep = { 0 };
+    ck_assert_int_eq(ak_registry_open(&rc, &reg, &rep), AK_OK);
+    ak_doc *model, *anim;
+    ck_assert_int_eq(ak_read_file(reg, dff, NULL, &model, &rep), AK_OK);
+    ck_assert_int_eq(ak_read_file(reg, ifp, NULL, &anim, &rep), AK_OK);
+    ck_assert_uint_gt(model->skeleton.bone_count, 30);
+
+    ck_assert_int_eq(animkit("--config", cfg, "--skeleton", dff, "info", ifp, NULL), 0);
+    char *o = output(), *at = o;
+    size_t total = 0, matched_all = 0, walk_tracks = 0, walk_matched = 0;
+    for (size_t c = 0; c < anim->clip_count; c++) {
+        const ak_clip *clip = anim->clips[c];
+        size_t matched = 0;
+        for (size_t t = 0; t < clip->track_count; t++) {
+            const ak_track *tr = clip->tracks[t];
+            int hit = 0;
+            for (size_t b = 0; b < model->skeleton.bone_count && !hit; b++) {
+                const ak_bone *bone = &model->skeleton.bones[b];
+                hit = (tr->has_bone_id && bone->has_id && bone->id == tr->bone_id) ||
+                      (tr->bone[0] && folded_same(tr->bone, bone->name));
+            }
+            matched += hit;
+        }
+        char want[128];
+        snprintf(want, sizeof want, "    skeleton: %zu bones, %zu of %zu tracks matched\n",
+                 model->skeleton.bone_count, matched, clip->track_count);
+        at = strstr(at, want);
+        ck_assert_msg(at != NULL, "clip %zu (%s): want '%s'", c, clip->name, want);
+        at += strlen(want);
+        total += clip->track_count;
+        matched_all += matched;
+        if (strcasecmp(clip->name, "walk_civi") == 0) {
+            walk_tracks = clip->track_count;
+            walk_matched = matched;
+        }
+    }
+    printf("INFO: ped_167.dff on ped_cretaceous.ifp: %zu of %zu tracks matched\n", matched_all, total);
+    ck_assert_uint_gt(walk_tracks, 0);
+    ck_assert_uint_eq(walk_matched, walk_tracks); /* the example: every track of walk_civi */
+    free(o);
+    ak_doc_free(model);
+    ak_doc_free(anim);
+    ak_registry_free(reg);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli");
@@ -343,6 +406,7 @@ int main(void)
     tcase_add_test(tc, formats_probe_info_dump);
     tcase_add_test(tc, convert_is_atomic_and_needs_force);
     tcase_add_test(tc, skeleton_option);
+    tcase_add_test(tc, skeleton_option_corpus);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }
