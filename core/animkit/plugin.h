@@ -30,6 +30,11 @@
  *                    ak_bone_add() and the ak_skeleton_find_*() lookups,
  *                    ak_doc_match_skeleton(), ak_doc_attach_skeleton(),
  *                    ak_clip_skeleton_matched(), AK_CAP_SKELETON.
+ *                    Editing: ak_doc_clip_index(), ak_doc_put_clip(),
+ *                    ak_doc_merge(), ak_doc_extract_clip(),
+ *                    ak_doc_rename_bones(), ak_doc_assign_bone_ids(),
+ *                    ak_retime + ak_clip_retime(), ak_diff_* + ak_doc_diff(),
+ *                    ak_diff_free().
  *                    1.0 and 1.1 plugins keep loading.
  */
 #ifndef ANIMKIT_PLUGIN_H
