@@ -72,6 +72,8 @@ ak_status ak_doc_put_clip(ak_doc *doc, const ak_clip *src, const char *name, siz
     if (!doc || !src)
         return AK_E_USAGE;
     long at = ak_doc_clip_index(doc, name ? name : src->name);
+    if (at >= 0) /* the games look names up case-insensitively: keep the stored spelling */
+        name = doc->clips[at]->name;
     ak_status st = append_copy(doc, src, name);
     if (st != AK_OK)
         return st;

@@ -395,7 +395,8 @@ AK_API long ak_doc_clip_index(const ak_doc *doc, const char *name);
 /*
  * Puts a deep copy of `src` (a clip of any document, `doc` included) into
  * `doc` under `name` (NULL = src's name): in place of the first clip of
- * that name, else appended. When src's document has the same format and
+ * that name (case-insensitive; the copy takes that clip's spelling), else
+ * appended. When src's document has the same format and
  * variant as `doc` (or `doc` is new, format ""), the copy keeps every key's
  * stored bytes and state and the clip's props: a same-format write emits
  * it as the donor file held it. Otherwise the copied keys lose their
