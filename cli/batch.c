@@ -665,7 +665,10 @@ int cmd_batch_convert(cli *c)
     const char *ext = target_extension(c);
     if (!ext)
         return EX_USAGE;
-    if (mkdir(c->output, 0777) != 0 && errno != EEXIST) {
+    char *probe = malloc(strlen(c->output) + 3);
+    int made = probe ? (sprintf(probe, "%s/x", c->output), make_parents(probe)) : -1;
+    free(probe);
+    if (made != 0) {
         fprintf(stderr, "animkit: %s: cannot create the folder: %s\n", c->output, strerror(errno));
         return EX_CANTCREAT;
     }
