@@ -417,6 +417,15 @@ static void read_work(batch *b, item *it) { read_item(b->c, it, b->c->verbose); 
 
 static void info_emit(batch *b, item *it)
 {
+    close_log(it);
+    if (!it->doc && b->c->json) { /* scripts see every file, also those that failed */
+        printf("%s{\"file\":", b->first ? "" : ",\n ");
+        json_str(it->path);
+        printf(",\"exit\":%d,\"error\":", it->rc);
+        json_log_line(it);
+        printf("}");
+        b->first = 0;
+    }
     emit_log(b, it);
     if (!it->doc)
         return;
@@ -526,6 +535,7 @@ static void *worker(void *arg)
 
 static void print_item(batch *b, item *it)
 {
+    clear_bar(b); /* stdout may be the same terminal */
     b->ops->emit(b, it);
     fflush(stdout);
     if (it->rc)
@@ -611,6 +621,10 @@ static int batch_main(cli *c, const batch_ops *ops, int summary, const char *ext
     pthread_mutex_init(&b.lock, NULL);
     pthread_cond_init(&b.cond, NULL);
     int rc = expand_inputs(&b);
+    if (!rc && !b.count) {
+        fprintf(stderr, "animkit: no input files (a folder gives the files a plugin claims by extension)\n");
+        rc = EX_NOINPUT;
+    }
     if (!rc) {
         if (ops->emit == info_emit && c->json)
             printf("[");

@@ -444,12 +444,26 @@ int cmd_retime(cli *c)
 
 /* ---- diff ------------------------------------------------------------------------- */
 
+/* A name in quotes; control bytes and quotes escaped so that a file's
+ * names cannot drive the terminal. */
+static void print_name(const char *what, const char *name)
+{
+    printf("%s \"", what);
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f || *p == '"' || *p == '\\')
+            printf("\\x%02x", *p);
+        else
+            putchar(*p);
+    }
+    putchar('"');
+}
+
 static void print_entry(const ak_diff_entry *e)
 {
     static const char *const component[] = { "x", "y", "z", "w" };
-    printf("clip \"%s\"", e->clip);
+    print_name("clip", e->clip);
     if (e->bone)
-        printf(" bone \"%s\"", e->bone);
+        print_name(" bone", e->bone);
     switch (e->kind) {
     case AK_DIFF_CLIP_ADDED: printf(": only in B\n"); break;
     case AK_DIFF_CLIP_REMOVED: printf(": only in A\n"); break;

@@ -108,13 +108,90 @@ static void diff_channel(differ *d, const char *clip, const char *bone, ak_chann
     }
 }
 
-static int same_bone(const ak_track *a, const ak_track *b)
+/* What pairs clips and tracks: a kind, then a name or a number. */
+typedef struct match_key {
+    int kind;         /* 0 name, 1 hash, 2 id, 3 nothing (paired in order) */
+    const char *name; /* kind 0 */
+    int64_t num;      /* kinds 1 and 2 */
+    size_t index;     /* position in its list: the n-th of a key pairs with the n-th */
+} match_key;
+
+static int key_cmp(const match_key *a, const match_key *b)
 {
-    if (a->bone[0] && b->bone[0])
-        return strcmp(a->bone, b->bone) == 0;
-    if (a->has_bone_hash && b->has_bone_hash)
-        return a->bone_hash == b->bone_hash;
-    return a->has_bone_id && b->has_bone_id && a->bone_id == b->bone_id && !a->bone[0] && !b->bone[0];
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    if (a->kind == 0)
+        return strcmp(a->name, b->name);
+    return a->num < b->num ? -1 : a->num > b->num;
+}
+
+static int key_order(const void *x, const void *y)
+{
+    const match_key *a = x, *b = y;
+    int c = key_cmp(a, b);
+    return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+/* pair[i] = the index in b of a's item i, or -1; paired[j] = 1 when b's
+ * item j has a partner. O(n log n) whatever the names. */
+static void pair_keys(match_key *a, size_t na, match_key *b, size_t nb, long *pair, unsigned char *paired)
+{
+    qsort(a, na, sizeof *a, key_order);
+    qsort(b, nb, sizeof *b, key_order);
+    for (size_t i = 0; i < na; i++)
+        pair[i] = -1;
+    for (size_t i = 0, j = 0; i < na && j < nb;) {
+        int c = key_cmp(&a[i], &b[j]);
+        if (c == 0) {
+            pair[a[i].index] = (long)b[j].index;
+            paired[b[j].index] = 1;
+            i++;
+            j++;
+        } else if (c < 0)
+            i++;
+        else
+            j++;
+    }
+}
+
+static match_key track_key(const ak_track *t, size_t index)
+{
+    match_key k = { 3, NULL, 0, index };
+    if (t->bone[0]) {
+        k.kind = 0;
+        k.name = t->bone;
+    } else if (t->has_bone_hash) {
+        k.kind = 1;
+        k.num = t->bone_hash;
+    } else if (t->has_bone_id) {
+        k.kind = 2;
+        k.num = t->bone_id;
+    }
+    return k;
+}
+
+/* Scratch for one pairing: keys of both sides, the pairs, the marks. */
+typedef struct pairing {
+    match_key *ka, *kb;
+    long *pair;
+    unsigned char *paired;
+} pairing;
+
+static int pairing_alloc(pairing *p, size_t na, size_t nb)
+{
+    p->ka = calloc(na + 1, sizeof *p->ka);
+    p->kb = calloc(nb + 1, sizeof *p->kb);
+    p->pair = calloc(na + 1, sizeof *p->pair);
+    p->paired = calloc(nb + 1, 1);
+    return p->ka && p->kb && p->pair && p->paired;
+}
+
+static void pairing_free(pairing *p)
+{
+    free(p->ka);
+    free(p->kb);
+    free(p->pair);
+    free(p->paired);
 }
 
 static const char *bone_label(const ak_track *t) { return t->bone[0] ? t->bone : "(unnamed)"; }
@@ -138,28 +215,31 @@ static void diff_clip(differ *d, const ak_clip *a, const ak_clip *b)
         if (e)
             e->max_diff = distance(a->duration, b->duration);
     }
-    unsigned char *used = calloc(b->track_count + 1, 1);
-    if (!used) {
+    pairing p = { NULL, NULL, NULL, NULL };
+    if (!pairing_alloc(&p, a->track_count, b->track_count)) {
+        pairing_free(&p);
         d->failed = 1;
         return;
     }
+    for (size_t i = 0; i < a->track_count; i++)
+        p.ka[i] = track_key(a->tracks[i], i);
+    for (size_t j = 0; j < b->track_count; j++)
+        p.kb[j] = track_key(b->tracks[j], j);
+    pair_keys(p.ka, a->track_count, p.kb, b->track_count, p.pair, p.paired);
     for (size_t i = 0; i < a->track_count; i++) {
         const ak_track *ta = a->tracks[i];
-        size_t j = 0;
-        while (j < b->track_count && (used[j] || !same_bone(ta, b->tracks[j])))
-            j++;
-        if (j == b->track_count) {
+        if (p.pair[i] < 0) {
             add_entry(d, AK_DIFF_TRACK_REMOVED, a->name, bone_label(ta));
             continue;
         }
-        used[j] = 1;
         for (int c = 0; c < AK_CHANNELS; c++)
-            diff_channel(d, a->name, bone_label(ta), (ak_channel_kind)c, &ta->channel[c], &b->tracks[j]->channel[c]);
+            diff_channel(d, a->name, bone_label(ta), (ak_channel_kind)c, &ta->channel[c],
+                         &b->tracks[p.pair[i]]->channel[c]);
     }
     for (size_t j = 0; j < b->track_count; j++)
-        if (!used[j])
+        if (!p.paired[j])
             add_entry(d, AK_DIFF_TRACK_ADDED, a->name, bone_label(b->tracks[j]));
-    free(used);
+    pairing_free(&p);
     if (!events_equal(a, b, d->tol)) {
         ak_diff_entry *e = add_entry(d, AK_DIFF_EVENTS, a->name, NULL);
         if (e) {
@@ -169,41 +249,33 @@ static void diff_clip(differ *d, const ak_clip *a, const ak_clip *b)
     }
 }
 
-/* The n-th clip named like doc->clips[index] in `doc`'s order. */
-static size_t occurrence(const ak_doc *doc, size_t index)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < index; i++)
-        n += strcmp(doc->clips[i]->name, doc->clips[index]->name) == 0;
-    return n;
-}
-
-static long find_occurrence(const ak_doc *doc, const char *name, size_t n)
-{
-    for (size_t i = 0; i < doc->clip_count; i++)
-        if (strcmp(doc->clips[i]->name, name) == 0 && n-- == 0)
-            return (long)i;
-    return -1;
-}
-
 ak_status ak_doc_diff(const ak_doc *a, const ak_doc *b, double tol, ak_diff **out)
 {
     if (!a || !b || !out || !(tol >= 0))
         return AK_E_USAGE;
     *out = NULL;
     differ d = { calloc(1, sizeof(ak_diff)), 0, tol, 0 };
-    if (!d.diff)
+    pairing p = { NULL, NULL, NULL, NULL };
+    if (!d.diff || !pairing_alloc(&p, a->clip_count, b->clip_count)) {
+        pairing_free(&p);
+        free(d.diff);
         return AK_E_NOMEM;
+    }
+    for (size_t i = 0; i < a->clip_count; i++)
+        p.ka[i] = (match_key){ 0, a->clips[i]->name, 0, i };
+    for (size_t j = 0; j < b->clip_count; j++)
+        p.kb[j] = (match_key){ 0, b->clips[j]->name, 0, j };
+    pair_keys(p.ka, a->clip_count, p.kb, b->clip_count, p.pair, p.paired);
     for (size_t i = 0; i < a->clip_count && !d.failed; i++) {
-        long j = find_occurrence(b, a->clips[i]->name, occurrence(a, i));
-        if (j < 0)
+        if (p.pair[i] < 0)
             add_entry(&d, AK_DIFF_CLIP_REMOVED, a->clips[i]->name, NULL);
         else
-            diff_clip(&d, a->clips[i], b->clips[j]);
+            diff_clip(&d, a->clips[i], b->clips[p.pair[i]]);
     }
     for (size_t j = 0; j < b->clip_count && !d.failed; j++)
-        if (find_occurrence(a, b->clips[j]->name, occurrence(b, j)) < 0)
+        if (!p.paired[j])
             add_entry(&d, AK_DIFF_CLIP_ADDED, b->clips[j]->name, NULL);
+    pairing_free(&p);
     if (d.failed) {
         ak_diff_free(d.diff);
         return AK_E_NOMEM;

@@ -381,6 +381,32 @@ START_TEST(edit_commands_write_safely_and_diff_exits)
     ck_assert_msg(strstr(out, "[8]"), "%s", out); /* tick 4 -> 8 */
     free(out);
     ck_assert_int_eq(animkit("retime", in_dir("a.ifp"), "--speed", "0", "-o", in_dir("bad.ifp"), NULL), 64);
+
+    /* merge then split gives the inputs back byte for byte. */
+    tiny_ifp(in_dir("b.ifp"), 6);
+    ck_assert_int_eq(animkit("merge", in_dir("a.ifp"), in_dir("b.ifp"), "-o", in_dir("m.ifp"), NULL), 0);
+    ck_assert_int_eq(animkit("split", in_dir("m.ifp"), "-o", in_dir("parts"), NULL), 0);
+    ck_assert(same_file(in_dir("a.ifp"), in_dir("parts/clip4.ifp")));
+    ck_assert(same_file(in_dir("b.ifp"), in_dir("parts/clip6.ifp")));
+    ck_assert_int_eq(animkit("split", in_dir("m.ifp"), "-o", in_dir("parts"), NULL), 73);
+    /* replace through the CLI, in place. */
+    ck_assert_int_eq(animkit("replace", in_dir("m.ifp"), in_dir("a.ifp"), "--clip", "clip4", "--as", "CLIP6",
+                             "--in-place", NULL), 0);
+    ck_assert_int_eq(animkit("diff", in_dir("m.ifp"), in_dir("m.ifp"), NULL), 0);
+    ck_assert_int_eq(animkit("dump", "--ticks", in_dir("m.ifp"), NULL), 0);
+    out = slurp_text(out_path);
+    ck_assert_msg(strstr(out, "clip \"clip6\"") && !strstr(out, "[6]"), "%s", out); /* clip4's keys, clip6's name */
+    free(out);
+    /* bones: pairs and a map file. */
+    FILE *map = fopen(in_dir("map.txt"), "w");
+    fputs("# VC to SA\nRoot= Root\n", map);
+    fclose(map);
+    ck_assert_int_eq(animkit("bones", in_dir("a.ifp"), "--map", in_dir("map.txt"), "-o", in_dir("bn.ifp"), NULL), 0);
+    ck_assert_int_eq(animkit("dump", in_dir("bn.ifp"), NULL), 0);
+    out = slurp_text(out_path);
+    ck_assert_msg(strstr(out, "track \" Root\""), "%s", out);
+    free(out);
+    ck_assert_int_eq(animkit("bones", in_dir("a.ifp"), "Root", "-o", in_dir("bn2.ifp"), NULL), 64);
 }
 END_TEST
 
