@@ -449,7 +449,8 @@ typedef struct ak_retime {
 /* Retimes every track and event of `clip`. Keys whose time or value
  * changes are re-encoded by writers; ticks follow times when the clip has
  * a tick rate. speed 1, and fps equal to the rate the keys already lie on,
- * change nothing. AK_E_USAGE for a bad range or factor. */
+ * change nothing. AK_E_USAGE for a bad range or factor; after AK_E_NOMEM
+ * the clip may be partly retimed (retime a copy to keep the original). */
 AK_API ak_status ak_clip_retime(ak_clip *clip, const ak_retime *how);
 
 /* What ak_doc_diff found, one entry per difference. */
