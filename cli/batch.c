@@ -28,6 +28,7 @@ typedef struct item {
     size_t log_size;
     FILE *logf;
     int done;
+    const char *clash; /* convert: an earlier input with the same output */
 } item;
 
 typedef struct batch batch;
@@ -35,6 +36,7 @@ typedef struct batch_ops {
     const char *verb; /* summary: "converted", "valid"... */
     void (*work)(batch *b, item *it); /* in a worker thread */
     void (*emit)(batch *b, item *it); /* in the main thread, in input order */
+    int (*plan)(batch *b);            /* optional, once the inputs are known */
 } batch_ops;
 
 struct batch {
@@ -367,12 +369,49 @@ static char *output_path(const batch *b, const item *it)
     return out;
 }
 
+/* Items of one array by output path, then by position. */
+static int by_output(const void *x, const void *y)
+{
+    const item *a = *(item *const *)x, *b = *(item *const *)y;
+    int c = strcmp(a->rel, b->rel);
+    return c ? c : (a > b) - (a < b);
+}
+
+/* Every input's output path; two inputs that would write the same file
+ * (walk.ifp and walk.ani to walk.json) are not left to overwrite each
+ * other: the later one is refused. */
+static int plan_outputs(batch *b)
+{
+    for (size_t i = 0; i < b->count; i++) {
+        char *out = output_path(b, &b->items[i]);
+        if (!out)
+            return EX_OSERR;
+        free(b->items[i].rel);
+        b->items[i].rel = out;
+    }
+    item **order = malloc((b->count + 1) * sizeof *order);
+    if (!order)
+        return EX_OSERR;
+    for (size_t i = 0; i < b->count; i++)
+        order[i] = &b->items[i];
+    qsort(order, b->count, sizeof *order, by_output);
+    for (size_t i = 1; i < b->count; i++) {
+        item *prev = order[i - 1], *it = order[i];
+        if (!strcmp(prev->rel, it->rel))
+            it->clash = prev->clash ? prev->clash : prev->path;
+    }
+    free(order);
+    return 0;
+}
+
 static void convert_work(batch *b, item *it)
 {
     cli *c = b->c;
-    char *out = output_path(b, it);
-    if (!out) {
-        it->rc = EX_OSERR;
+    char *out = it->rel;
+    if (it->clash) {
+        fprintf(it->logf, "animkit: %s: not converted: its output %s is also the output of %s\n", it->path, out,
+                it->clash);
+        it->rc = EX_CANTCREAT;
         return;
     }
     if (read_item(c, it, c->verbose) == AK_OK) {
@@ -391,8 +430,6 @@ static void convert_work(batch *b, item *it)
         ak_doc_free(it->doc);
         it->doc = NULL;
     }
-    free(it->rel);
-    it->rel = out; /* what emit prints */
 }
 
 static void convert_emit(batch *b, item *it)
@@ -625,6 +662,8 @@ static int batch_main(cli *c, const batch_ops *ops, int summary, const char *ext
         fprintf(stderr, "animkit: no input files (a folder gives the files a plugin claims by extension)\n");
         rc = EX_NOINPUT;
     }
+    if (!rc && ops->plan && (rc = ops->plan(&b)) == EX_OSERR)
+        fprintf(stderr, "animkit: out of memory\n");
     if (!rc) {
         if (ops->emit == info_emit && c->json)
             printf("[");
@@ -666,7 +705,7 @@ static const char *target_extension(cli *c)
 
 int cmd_batch_convert(cli *c)
 {
-    static const batch_ops ops = { "converted", convert_work, convert_emit };
+    static const batch_ops ops = { "converted", convert_work, convert_emit, plan_outputs };
     if (!c->output || c->arg_count < 1) {
         fprintf(stderr, "animkit: usage: animkit convert IN OUT | convert FILE|FOLDER... -o FOLDER --to FORMAT "
                         "[-r] [-j N] [--force] [--json]\n");
@@ -691,18 +730,18 @@ int cmd_batch_convert(cli *c)
 
 int batch_info(cli *c)
 {
-    static const batch_ops ops = { "read", read_work, info_emit };
+    static const batch_ops ops = { "read", read_work, info_emit, NULL };
     return batch_main(c, &ops, 0, NULL);
 }
 
 int batch_dump(cli *c)
 {
-    static const batch_ops ops = { "read", read_work, dump_emit };
+    static const batch_ops ops = { "read", read_work, dump_emit, NULL };
     return batch_main(c, &ops, 0, NULL);
 }
 
 int batch_validate(cli *c)
 {
-    static const batch_ops ops = { "valid", validate_work, validate_emit };
+    static const batch_ops ops = { "valid", validate_work, validate_emit, NULL };
     return batch_main(c, &ops, c->arg_count > 1, NULL);
 }

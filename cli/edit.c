@@ -405,6 +405,24 @@ static void drop_fps_param(cli *c)
         c->params[kept] = NULL;
 }
 
+/* Keys of `clip` whose new time falls between the clip's native ticks:
+ * a writer of a tick-based format rounds them. */
+static size_t off_tick_keys(const ak_clip *clip)
+{
+    size_t n = 0;
+    if (clip->tick_rate <= 0)
+        return 0;
+    for (size_t t = 0; t < clip->track_count; t++)
+        for (int c = 0; c < AK_CHANNELS; c++) {
+            const ak_channel *ch = &clip->tracks[t]->channel[c];
+            for (size_t k = 0; k < ch->count; k++) {
+                double ticks = ch->keys[k].time * clip->tick_rate;
+                n += fabs(ticks - nearbyint(ticks)) > 1e-6;
+            }
+        }
+    return n;
+}
+
 int cmd_retime(cli *c)
 {
     ak_retime how;
@@ -438,6 +456,11 @@ int cmd_retime(cli *c)
                     c->args[0], clip->name, ak_status_name(st), clip->duration);
             rc = ak_status_exit(st);
         }
+        size_t rounded = st == AK_OK ? off_tick_keys(clip) : 0;
+        if (rounded)
+            fprintf(stderr, "animkit: %s: warning: clip '%s': %zu key time%s between its ticks (1/%g s), "
+                            "rounded to the nearest tick when written\n",
+                    c->args[0], clip->name, rounded, rounded == 1 ? " falls" : "s fall", clip->tick_rate);
     }
     return finish(c, doc, c->args[0], rc);
 }

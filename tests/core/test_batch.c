@@ -210,6 +210,11 @@ START_TEST(corpus_to_json_and_back_in_parallel)
         }
     }
 
+    /* A file and its JSON are the same animation (diff across formats). */
+    ck_assert_int_eq(animkit("diff", in_dir("in/ifp/vice.ifp"), in_dir("json/ifp/vice.json"), NULL), 0);
+    ck_assert_int_eq(animkit("diff", in_dir("in/anm/frm2_horse_44bones_168frames_eat.anm"),
+                             in_dir("json/anm/frm2_horse_44bones_168frames_eat.json"), NULL), 0);
+
     /* Existing outputs stay: every file fails with 73 until --force. */
     struct stat before;
     ck_assert_int_eq(stat(in_dir("json/ifp/deagle.json"), &before), 0);
@@ -332,6 +337,26 @@ static char *run_on_terminal(const char *const *args)
     return buf;
 }
 
+START_TEST(two_inputs_one_output_refused)
+{
+    ck_assert_int_eq(mkdir(in_dir("c"), 0777), 0);
+    tiny_ifp(in_dir("c/walk.ifp"), 1);
+    ck_assert_int_eq(mkdir(in_dir("c/sub"), 0777), 0);
+    tiny_ifp(in_dir("c/sub/walk.ifp"), 2);
+    /* walk.ifp given twice (once through its folder): one output path. */
+    ck_assert_int_eq(animkit("convert", "-r", "--force", in_dir("c/sub"), in_dir("c/walk.ifp"), "-o", in_dir("cj"),
+                             "--to", "json", NULL), 73);
+    char *err = slurp_text(err_path);
+    ck_assert_msg(strstr(err, "is also the output of") && strstr(err, "1 converted, 1 failed"), "%s", err);
+    free(err);
+    /* Mirrored folders keep them apart. */
+    ck_assert_int_eq(animkit("convert", "-r", in_dir("c"), "-o", in_dir("cj2"), "--to", "json", NULL), 0);
+    struct stat st;
+    ck_assert_int_eq(stat(in_dir("cj2/walk.json"), &st), 0);
+    ck_assert_int_eq(stat(in_dir("cj2/sub/walk.json"), &st), 0);
+}
+END_TEST
+
 START_TEST(progress_only_on_a_terminal)
 {
     ck_assert_int_eq(mkdir(in_dir("p"), 0777), 0);
@@ -381,6 +406,10 @@ START_TEST(edit_commands_write_safely_and_diff_exits)
     ck_assert_msg(strstr(out, "[8]"), "%s", out); /* tick 4 -> 8 */
     free(out);
     ck_assert_int_eq(animkit("retime", in_dir("a.ifp"), "--speed", "0", "-o", in_dir("bad.ifp"), NULL), 64);
+    ck_assert_int_eq(animkit("retime", in_dir("a.ifp"), "--speed", "0.7", "-o", in_dir("odd.ifp"), NULL), 0);
+    char *err = slurp_text(err_path);
+    ck_assert_msg(strstr(err, "1 key time falls between its ticks (1/60 s)"), "%s", err); /* 4 / 0.7 ticks */
+    free(err);
 
     /* merge then split gives the inputs back byte for byte. */
     tiny_ifp(in_dir("b.ifp"), 6);
@@ -419,6 +448,7 @@ int main(void)
     tcase_add_test(tc, corpus_to_json_and_back_in_parallel);
     tcase_add_test(tc, thousand_files_in_one_call_in_order);
     tcase_add_test(tc, progress_only_on_a_terminal);
+    tcase_add_test(tc, two_inputs_one_output_refused);
     tcase_add_test(tc, edit_commands_write_safely_and_diff_exits);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
