@@ -45,7 +45,9 @@ struct batch {
     item *items;
     size_t count, capacity;
     pthread_mutex_t lock;
-    pthread_cond_t cond;
+    pthread_cond_t ready; /* the item to print next is done */
+    pthread_cond_t room;  /* printing made room in the read-ahead window */
+    int waiting;          /* workers waiting for room */
     size_t next, printed, done;
     double total_bytes, done_bytes;
     size_t ok, failed, warned;
@@ -540,7 +542,8 @@ static void finish_item(batch *b, item *it)
     it->done = 1;
     b->done++;
     b->done_bytes += (double)it->bytes;
-    pthread_cond_broadcast(&b->cond);
+    if ((size_t)(it - b->items) == b->printed)
+        pthread_cond_signal(&b->ready);
     pthread_mutex_unlock(&b->lock);
 }
 
@@ -560,8 +563,11 @@ static void *worker(void *arg)
     batch *b = arg;
     for (;;) {
         pthread_mutex_lock(&b->lock);
-        while (b->next < b->count && b->next - b->printed >= window(b))
-            pthread_cond_wait(&b->cond, &b->lock);
+        while (b->next < b->count && b->next - b->printed >= window(b)) {
+            b->waiting++;
+            pthread_cond_wait(&b->room, &b->lock);
+            b->waiting--;
+        }
         size_t i = b->next < b->count ? b->next++ : b->count;
         pthread_mutex_unlock(&b->lock);
         if (i == b->count)
@@ -589,7 +595,9 @@ static void print_item(batch *b, item *it)
 static void wait_done(batch *b, item *it)
 {
     pthread_mutex_lock(&b->lock);
-    while (!it->done) {
+    while (!it->done && !b->progress)
+        pthread_cond_wait(&b->ready, &b->lock);
+    while (!it->done) { /* wake up now and then to move the bar */
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += 200000000L;
@@ -597,7 +605,7 @@ static void wait_done(batch *b, item *it)
             ts.tv_sec++;
             ts.tv_nsec -= 1000000000L;
         }
-        pthread_cond_timedwait(&b->cond, &b->lock, &ts);
+        pthread_cond_timedwait(&b->ready, &b->lock, &ts);
         if (!it->done && b->progress) {
             pthread_mutex_unlock(&b->lock);
             draw_bar(b, 0);
@@ -635,7 +643,8 @@ static int run_batch(batch *b)
         rc = cli_worse(rc, it->rc);
         pthread_mutex_lock(&b->lock);
         b->printed = i + 1;
-        pthread_cond_broadcast(&b->cond);
+        if (b->waiting)
+            pthread_cond_broadcast(&b->room);
         pthread_mutex_unlock(&b->lock);
         draw_bar(b, i + 1 == b->count);
     }
@@ -656,7 +665,8 @@ static int batch_main(cli *c, const batch_ops *ops, int summary, const char *ext
     b.ext = ext;
     b.progress = isatty(STDERR_FILENO);
     pthread_mutex_init(&b.lock, NULL);
-    pthread_cond_init(&b.cond, NULL);
+    pthread_cond_init(&b.ready, NULL);
+    pthread_cond_init(&b.room, NULL);
     int rc = expand_inputs(&b);
     if (!rc && !b.count) {
         fprintf(stderr, "animkit: no input files (a folder gives the files a plugin claims by extension)\n");
@@ -679,7 +689,8 @@ static int batch_main(cli *c, const batch_ops *ops, int summary, const char *ext
     }
     free(b.items);
     pthread_mutex_destroy(&b.lock);
-    pthread_cond_destroy(&b.cond);
+    pthread_cond_destroy(&b.ready);
+    pthread_cond_destroy(&b.room);
     if (!rc && fflush(stdout) != 0)
         rc = EX_IOERR;
     return rc;

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
 
@@ -265,24 +266,22 @@ static int select_clips(cli *c, ak_doc *doc, const char *path)
 {
     if (!c->clip_count)
         return 0;
-    unsigned char keep[4096] = { 0 };
-    if (doc->clip_count > sizeof keep) {
-        fprintf(stderr, "animkit: %s: --clip supports documents of up to %zu clips\n", path, sizeof keep);
-        return EX_SOFTWARE;
-    }
+    unsigned char *keep = calloc(doc->clip_count + 1, 1);
+    if (!keep)
+        return EX_OSERR;
     for (int i = 0; i < c->clip_count; i++) {
-        ak_clip *clip = ak_doc_find_clip(doc, c->clips[i]);
-        if (!clip) {
+        long k = ak_doc_clip_index(doc, c->clips[i]);
+        if (k < 0) {
             fprintf(stderr, "animkit: %s: no clip named '%s'\n", path, c->clips[i]);
+            free(keep);
             return EX_DATAERR;
         }
-        for (size_t k = 0; k < doc->clip_count; k++)
-            if (doc->clips[k] == clip)
-                keep[k] = 1;
+        keep[k] = 1;
     }
     for (size_t k = doc->clip_count; k-- > 0;)
         if (!keep[k])
             ak_clip_remove(doc, k);
+    free(keep);
     return 0;
 }
 
