@@ -215,6 +215,15 @@ START_TEST(corpus_to_json_and_back_in_parallel)
     ck_assert_int_eq(animkit("diff", in_dir("in/anm/frm2_horse_44bones_168frames_eat.anm"),
                              in_dir("json/anm/frm2_horse_44bones_168frames_eat.json"), NULL), 0);
 
+    /* Single-clip files merged into one JSON package and split again come
+     * back byte for byte. */
+    const char *anm1 = "frm2_286frames_e75_open_driver", *anm2 = "frm2_64bones_hmmwv_body_r";
+    ck_assert_int_eq(animkit("merge", in_dir("in/anm/%s.anm", anm1), in_dir("in/anm/%s.anm", anm2), "-o",
+                             in_dir("pack.json"), NULL), 0);
+    ck_assert_int_eq(animkit("split", in_dir("pack.json"), "--to", "anm", "-o", in_dir("unpacked"), NULL), 0);
+    ck_assert(same_file(in_dir("in/anm/%s.anm", anm1), in_dir("unpacked/%s.anm", anm1)));
+    ck_assert(same_file(in_dir("in/anm/%s.anm", anm2), in_dir("unpacked/%s.anm", anm2)));
+
     /* Existing outputs stay: every file fails with 73 until --force. */
     struct stat before;
     ck_assert_int_eq(stat(in_dir("json/ifp/deagle.json"), &before), 0);
