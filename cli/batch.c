@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,6 +271,21 @@ static void log_message(void *user, const ak_message *msg)
 
 static void open_log(item *it) { it->logf = open_memstream(&it->log, &it->log_size); }
 
+/* Adds a line to the file's messages (lost only if the log could not be
+ * opened, when memory is out anyway). */
+static void note(item *it, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(item *it, const char *fmt, ...)
+{
+    if (!it->logf)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("animkit: ", it->logf);
+    vfprintf(it->logf, fmt, ap);
+    fputc('\n', it->logf);
+    va_end(ap);
+}
+
 static ak_status read_item(cli *c, item *it, int show_warnings)
 {
     logger lg = { it, show_warnings };
@@ -280,8 +296,8 @@ static ak_status read_item(cli *c, item *it, int show_warnings)
     ak_status st = ak_read_file(c->reg, it->path, &o, &it->doc, &rep);
     if (st != AK_OK) {
         it->rc = ak_status_exit(st);
-        if (!it->errors && it->logf) /* a failure reported without a message */
-            fprintf(it->logf, "animkit: %s\n", rep.message);
+        if (!it->errors) /* a failure reported without a message */
+            note(it, "%s", rep.message);
         return st;
     }
     if (c->bone_name_count)
@@ -411,8 +427,7 @@ static void convert_work(batch *b, item *it)
     cli *c = b->c;
     char *out = it->rel;
     if (it->clash) {
-        fprintf(it->logf, "animkit: %s: not converted: its output %s is also the output of %s\n", it->path, out,
-                it->clash);
+        note(it, "%s: not converted: its output %s is also the output of %s", it->path, out, it->clash);
         it->rc = EX_CANTCREAT;
         return;
     }
@@ -423,7 +438,10 @@ static void convert_work(batch *b, item *it)
         rep.user = &lg;
         ak_options o = { sizeof o, c->to, out, c->params, 0 };
         if (make_parents(out) != 0) {
-            fprintf(it->logf, "animkit: %s: cannot create its folder: %s\n", out, strerror(errno));
+            char why[128];
+            if (strerror_r(errno, why, sizeof why) != 0) /* the XSI form: strerror is not thread-safe */
+                snprintf(why, sizeof why, "error %d", errno);
+            note(it, "%s: cannot create its folder: %s", out, why);
             it->rc = EX_CANTCREAT;
         } else {
             ak_status st = ak_write_file(c->reg, it->doc, out, &o, c->force ? AK_WRITE_OVERWRITE : 0, &rep);
@@ -626,7 +644,7 @@ static int run_batch(batch *b)
     pthread_t *tid = threads > 1 ? calloc((size_t)threads, sizeof *tid) : NULL;
     int started = 0;
     for (int i = 0; tid && i < threads; i++)
-        if (pthread_create(&tid[i], NULL, worker, b) == 0)
+        if (pthread_create(&tid[started], NULL, worker, b) == 0)
             started++;
     b->started = now();
     draw_bar(b, 1);
