@@ -110,7 +110,7 @@ ak_status ak_doc_merge(ak_doc *doc, const ak_doc *src)
         if (st != AK_OK)
             return st;
     }
-    for (size_t i = 0; i < src->clip_count; i++) {
+    for (size_t i = 0, n = src->clip_count; i < n; i++) { /* n: doc may be src */
         ak_status st = append_copy(doc, src->clips[i], NULL);
         if (st != AK_OK)
             return st;

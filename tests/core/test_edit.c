@@ -213,6 +213,12 @@ START_TEST(split_then_merge_then_split_is_byte_identical)
         ak_doc_free(re);
     }
     ck_assert_ptr_null(ak_doc_extract_clip(doc, clips));
+    /* Merging a document into itself doubles it once. */
+    ak_doc *twice = ak_doc_clone(doc);
+    ck_assert_int_eq(ak_doc_merge(twice, twice), AK_OK);
+    ck_assert_uint_eq(twice->clip_count, 2 * clips);
+    ck_assert_str_eq(twice->clips[clips]->name, doc->clips[0]->name);
+    ak_doc_free(twice);
     size_t mn;
     unsigned char *m = ak_test_write(reg, merged, "ifp", &mn);
     /* The merged package is the original file again. */
