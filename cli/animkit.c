@@ -52,6 +52,7 @@ static const char usage_text[] =
     "      --in-place      edits: replace the input file (atomically)\n"
     "  -r, --recursive     folders: also their subfolders\n"
     "  -j, --jobs N        threads for many files (default: the number of CPUs)\n"
+    "      --as, --map, --skeleton, --trim, --reverse, --speed, --tol: see COMMAND --help\n"
     "  -v, --verbose       also print warnings raised while reading\n"
     "  -h, --help          this help (or COMMAND --help)\n"
     "  -V, --version       print the version\n"
