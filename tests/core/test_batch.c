@@ -111,17 +111,19 @@ static void put_bytes(const char *path, const void *bytes, size_t n)
     fclose(fp);
 }
 
-static const char *const formats[] = { "ifp", "ani", "anm", "mab" };
-static const int writable[] = { 1, 1, 1, 0 };
+static const char *const formats[] = { "ifp", "ani", "anm", "mab", "dff" };
+static const int writable[] = { 1, 1, 1, 0, 0 };
+enum { FORMATS = 5 };
 
-/* in/FORMAT/NAME links to every corpus file of the animation formats,
+/* in/FORMAT/NAME links to every corpus file of the formats (animations and
+ * dff skeletons),
  * plus in/ifp/broken/truncated.ifp (vice.ifp cut short) and
  * in/anm/unreadable.anm (a link to nothing). Returns the good files. */
 static int make_tree(const char *corpus)
 {
     int good = 0;
     ck_assert_int_eq(mkdir(in_dir("in"), 0777), 0);
-    for (int f = 0; f < 4; f++) {
+    for (int f = 0; f < FORMATS; f++) {
         ck_assert_int_eq(mkdir(in_dir("in/%s", formats[f]), 0777), 0);
         char src[PATH_MAX];
         snprintf(src, sizeof src, "%s/%s", corpus, formats[f]);
@@ -174,7 +176,7 @@ START_TEST(corpus_to_json_and_back_in_parallel)
     free(err);
 
     /* Each batch output equals the one-file conversion of its input. */
-    for (int f = 0; f < 4; f++) {
+    for (int f = 0; f < FORMATS; f++) {
         char src[PATH_MAX];
         snprintf(src, sizeof src, "%s/%s", corpus, formats[f]);
         DIR *d = opendir(src);
@@ -251,7 +253,7 @@ START_TEST(corpus_to_json_and_back_in_parallel)
 END_TEST
 
 /* The smallest ANP3 package: one animation, one bone, one type-3 frame. */
-static void tiny_ifp(const char *path, int frame)
+static void tiny_ifp_bone(const char *path, int frame, const char *bone, int id)
 {
     unsigned char b[36 + 36 + 36 + 10] = { 'A', 'N', 'P', '3' };
     size_t n = sizeof b;
@@ -262,14 +264,17 @@ static void tiny_ifp(const char *path, int frame)
     b[36 + 24] = 1;   /* bones */
     b[36 + 28] = 10;  /* frame-data bytes */
     b[36 + 32] = 1;   /* flags */
-    memcpy(b + 72, "Root", 4);
+    memcpy(b + 72, bone, strlen(bone) < 23 ? strlen(bone) : 23);
     b[72 + 24] = 3;   /* frame type */
     b[72 + 28] = 1;   /* frames */
-    b[72 + 32] = 0;   /* bone id */
+    for (int i = 0; i < 4; i++) /* bone id, little-endian */
+        b[72 + 32 + i] = (unsigned char)((unsigned)id >> (8 * i));
     b[108 + 7] = 0x10; /* qw = 0x1000 / 4096 = 1 */
     b[108 + 8] = (unsigned char)(frame % 50);
     put_bytes(path, b, n);
 }
+
+static void tiny_ifp(const char *path, int frame) { tiny_ifp_bone(path, frame, "Root", 0); }
 
 START_TEST(thousand_files_in_one_call_in_order)
 {
@@ -366,6 +371,44 @@ START_TEST(two_inputs_one_output_refused)
 }
 END_TEST
 
+/* A clip from elsewhere whose bone has another name and no id: renamed,
+ * then given the id of San Andreas' skeleton (a .dff model). The expected
+ * id is the one SA's own ped.ifp stores for that bone. */
+START_TEST(bones_from_a_skeleton)
+{
+    char dff[PATH_MAX], ped[PATH_MAX];
+    if (!ak_test_corpus("dff/ped_80.dff", dff, sizeof dff) || !ak_test_corpus("ifp/ped_cretaceous.ifp", ped, sizeof ped)) {
+        ak_test_skip("corpus dff/ped_80.dff or ifp/ped_cretaceous.ifp not found");
+        return;
+    }
+    ck_assert_int_eq(animkit("dump", "--clip", "walk_civi", ped, NULL), 0);
+    char *out = slurp_text(out_path);
+    char *at = strstr(out, "track \" R Calf\" id ");
+    ck_assert_ptr_nonnull(at);
+    int want = atoi(at + strlen("track \" R Calf\" id "));
+    ck_assert_int_gt(want, 0);
+    free(out);
+
+    tiny_ifp_bone(in_dir("other.ifp"), 2, "Bip01 R Calf", -1);
+    ck_assert_int_eq(animkit("bones", in_dir("other.ifp"), "Bip01 R Calf= R Calf", "--skeleton", dff, "-o",
+                             in_dir("sa.ifp"), NULL), 0);
+    ck_assert_int_eq(animkit("dump", in_dir("sa.ifp"), NULL), 0);
+    out = slurp_text(out_path);
+    char line[64];
+    snprintf(line, sizeof line, "track \" R Calf\" id %d\n", want);
+    ck_assert_msg(strstr(out, line), "want '%s' in:\n%s", line, out);
+    free(out);
+    /* Without the skeleton the id stays -1: the skeleton gave it. */
+    ck_assert_int_eq(animkit("bones", in_dir("other.ifp"), "Bip01 R Calf= R Calf", "-o", in_dir("sa2.ifp"), NULL), 0);
+    ck_assert_int_eq(animkit("dump", in_dir("sa2.ifp"), NULL), 0);
+    out = slurp_text(out_path);
+    ck_assert_msg(strstr(out, "track \" R Calf\" id -1\n"), "%s", out);
+    free(out);
+    /* A file without a skeleton is refused. */
+    ck_assert_int_eq(animkit("bones", in_dir("other.ifp"), "--skeleton", ped, "-o", in_dir("sa3.ifp"), NULL), 65);
+}
+END_TEST
+
 START_TEST(progress_only_on_a_terminal)
 {
     ck_assert_int_eq(mkdir(in_dir("p"), 0777), 0);
@@ -458,6 +501,7 @@ int main(void)
     tcase_add_test(tc, thousand_files_in_one_call_in_order);
     tcase_add_test(tc, progress_only_on_a_terminal);
     tcase_add_test(tc, two_inputs_one_output_refused);
+    tcase_add_test(tc, bones_from_a_skeleton);
     tcase_add_test(tc, edit_commands_write_safely_and_diff_exits);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
