@@ -553,6 +553,53 @@ START_TEST(diff_names_clip_bone_channel_key)
 }
 END_TEST
 
+/* Every clip of every corpus IFP trimmed to its middle half, reversed,
+ * played at 0.8 and resampled at 30 fps: the writer encodes it and the
+ * file reads back with the durations computed here (to a 1/60 s tick). */
+START_TEST(retime_every_corpus_clip)
+{
+    static const char *const files[] = { "ifp/vice.ifp", "ifp/ped_cretaceous.ifp", "ifp/covers.ifp",
+                                         "ifp/camera.ifp", "ifp/weapc.ifp", NULL };
+    for (int f = 0; files[f]; f++) {
+        size_t n;
+        unsigned char *b;
+        ak_doc *doc = corpus_doc(files[f], &b, &n);
+        if (!doc)
+            return;
+        double *want = calloc(doc->clip_count + 1, sizeof *want);
+        for (size_t i = 0; i < doc->clip_count; i++) {
+            ak_clip *clip = doc->clips[i];
+            ak_retime h = how();
+            h.trim = clip->duration > 0;
+            h.t0 = clip->duration / 4;
+            h.t1 = clip->duration * 3 / 4;
+            h.reverse = 1;
+            h.speed = 0.8;
+            h.fps = 30;
+            ck_assert_int_eq(ak_clip_retime(clip, &h), AK_OK);
+            want[i] = clip->duration;
+            double d = h.trim ? (h.t1 - h.t0) / 0.8 : 0;
+            ck_assert_msg(fabs(clip->duration - d) < 1e-9, "%s %s: duration %g, want %g", files[f], clip->name,
+                          clip->duration, d);
+        }
+        size_t on;
+        unsigned char *out = ak_test_write(reg, doc, "ifp", &on);
+        ak_doc *back = ak_test_read(reg, out, on, files[f]);
+        ck_assert_uint_eq(back->clip_count, doc->clip_count);
+        for (size_t i = 0; i < back->clip_count; i++) {
+            /* The last resampled key lies at the duration. */
+            ck_assert_msg(fabs(back->clips[i]->duration - want[i]) <= 0.5 / 60 + 1e-6, "%s %s: %g read back, want %g",
+                          files[f], back->clips[i]->name, back->clips[i]->duration, want[i]);
+        }
+        ak_doc_free(back);
+        free(out);
+        free(want);
+        ak_doc_free(doc);
+        free(b);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("edit");
@@ -568,6 +615,7 @@ int main(void)
     tcase_add_test(tc, retime_trim_and_reverse);
     tcase_add_test(tc, retime_identity_changes_nothing);
     tcase_add_test(tc, diff_names_clip_bone_channel_key);
+    tcase_add_test(tc, retime_every_corpus_clip);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }
