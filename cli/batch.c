@@ -681,7 +681,7 @@ static int batch_main(cli *c, const batch_ops *ops, int summary, const char *ext
     b.ops = ops;
     b.first = 1;
     b.ext = ext;
-    b.progress = isatty(STDERR_FILENO);
+
     pthread_mutex_init(&b.lock, NULL);
     pthread_cond_init(&b.ready, NULL);
     pthread_cond_init(&b.room, NULL);
@@ -690,6 +690,7 @@ static int batch_main(cli *c, const batch_ops *ops, int summary, const char *ext
         fprintf(stderr, "animkit: no input files (a folder gives the files a plugin claims by extension)\n");
         rc = EX_NOINPUT;
     }
+    b.progress = b.count > 1 && isatty(STDERR_FILENO); /* one file needs no bar */
     if (!rc && ops->plan && (rc = ops->plan(&b)) == EX_OSERR)
         fprintf(stderr, "animkit: out of memory\n");
     if (!rc) {
