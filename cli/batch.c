@@ -596,7 +596,10 @@ static void *worker(void *arg)
 
 static void print_item(batch *b, item *it)
 {
-    clear_bar(b); /* stdout may be the same terminal */
+    close_log(it);
+    int quiet = b->ops->emit == convert_emit && !b->c->json && !it->log_size;
+    if (!quiet)
+        clear_bar(b); /* stdout may be the same terminal */
     b->ops->emit(b, it);
     fflush(stdout);
     if (it->rc)
