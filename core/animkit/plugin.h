@@ -30,6 +30,14 @@
  *                    ak_bone_add() and the ak_skeleton_find_*() lookups,
  *                    ak_doc_match_skeleton(), ak_doc_attach_skeleton(),
  *                    ak_clip_skeleton_matched(), AK_CAP_SKELETON.
+ *                    ak_doc_validate() checks skeletons; ak_read() ties
+ *                    the tracks of a file that carries its own skeleton;
+ *                    JSON schema 1 (and the json plugin) carry skeletons.
+ *                    Editing: ak_doc_clip_index(), ak_doc_put_clip(),
+ *                    ak_doc_merge(), ak_doc_extract_clip(),
+ *                    ak_doc_rename_bones(), ak_doc_assign_bone_ids(),
+ *                    ak_retime + ak_clip_retime(), ak_diff_* + ak_doc_diff(),
+ *                    ak_diff_free().
  *                    1.0 and 1.1 plugins keep loading.
  *                    ak_job_read_sibling() (files beside the input, e.g. .gltf + .bin).
  */

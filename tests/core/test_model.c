@@ -436,6 +436,127 @@ START_TEST(validate_finds_problems)
 }
 END_TEST
 
+/* Collects error texts, to check that each names its bone. */
+typedef struct errors_seen {
+    int count;
+    char text[8][400];
+} errors_seen;
+
+static void keep_errors(void *user, const ak_message *m)
+{
+    errors_seen *e = user;
+    if (m->severity != AK_ERROR)
+        return;
+    if (e->count < 8)
+        snprintf(e->text[e->count], sizeof e->text[0], "%s", m->text);
+    e->count++;
+}
+
+/* Root <- A <- B, Root <- C <- D: a valid five-bone tree with ids 0..4. */
+static ak_doc *five_bones(void)
+{
+    static const char *const names[] = { "Root", "A", "B", "C", "D" };
+    static const int32_t parents[] = { -1, 0, 1, 0, 3 };
+    ak_doc *doc = ak_doc_new();
+    for (int i = 0; i < 5; i++) {
+        ak_bone *b = ak_bone_add(doc, names[i]);
+        b->parent = parents[i];
+        b->id = i;
+        b->has_id = 1;
+        b->translation[1] = 0.5;
+    }
+    return doc;
+}
+
+static unsigned validate_collect(ak_doc *doc, errors_seen *e)
+{
+    ak_report rep = { 0 };
+    memset(e, 0, sizeof *e);
+    rep.on_message = keep_errors;
+    rep.user = e;
+    unsigned n = ak_doc_validate(doc, "skel", &rep);
+    ck_assert_int_eq((int)n, e->count);
+    return n;
+}
+
+START_TEST(validate_skeleton_errors_name_the_bone)
+{
+    errors_seen e;
+    ak_doc *doc = five_bones();
+    ck_assert_uint_eq(validate_collect(doc, &e), 0);
+
+    /* A forward parent: B (index 2) under D (index 4). */
+    doc->skeleton.bones[2].parent = 4;
+    ck_assert_uint_eq(validate_collect(doc, &e), 1);
+    ck_assert_ptr_nonnull(strstr(e.text[0], "bone 'B' (index 2)"));
+    ck_assert_ptr_nonnull(strstr(e.text[0], "parent 'D' (index 4) comes after it"));
+
+    /* A cycle A -> B -> A: B's parent is A (fine), A's parent is B (forward). */
+    doc->skeleton.bones[2].parent = 1;
+    doc->skeleton.bones[1].parent = 2;
+    ck_assert_uint_eq(validate_collect(doc, &e), 2);
+    ck_assert_ptr_nonnull(strstr(e.text[0], "bone 'A' (index 1)"));
+    ck_assert_ptr_nonnull(strstr(e.text[1], "a parent cycle of 2 bones"));
+    /* a bone that is its own parent, and one out of range */
+    doc->skeleton.bones[1].parent = 1;
+    doc->skeleton.bones[2].parent = 5;
+    ck_assert_uint_eq(validate_collect(doc, &e), 2);
+    ck_assert_ptr_nonnull(strstr(e.text[0], "bone 'A' (index 1): is its own parent"));
+    ck_assert_ptr_nonnull(strstr(e.text[1], "bone 'B' (index 2): parent index 5 is out of range (5 bones)"));
+    doc->skeleton.bones[1].parent = 0;
+    doc->skeleton.bones[2].parent = 1;
+
+    /* A duplicate id: D takes C's id 3. */
+    doc->skeleton.bones[4].id = 3;
+    ck_assert_uint_eq(validate_collect(doc, &e), 1);
+    ck_assert_ptr_nonnull(strstr(e.text[0], "bone 'D' (index 4): id 3 is also the id of bone 'C' (index 3)"));
+    doc->skeleton.bones[4].id = 4;
+
+    /* A duplicate name; empty names (hash-only bones) never clash. */
+    ck_assert_int_eq(ak_bone_set_name(doc, &doc->skeleton.bones[3], "A"), AK_OK);
+    ck_assert_uint_eq(validate_collect(doc, &e), 1);
+    ck_assert_ptr_nonnull(strstr(e.text[0], "bone 'A' (index 3): the name is also that of bone index 1"));
+    ck_assert_int_eq(ak_bone_set_name(doc, &doc->skeleton.bones[3], ""), AK_OK);
+    ck_assert_int_eq(ak_bone_set_name(doc, &doc->skeleton.bones[4], ""), AK_OK);
+    ck_assert_uint_eq(validate_collect(doc, &e), 0);
+
+    /* Rest pose: a non-unit rotation, a NaN translation, an infinite scale. */
+    doc->skeleton.bones[1].rotation[3] = 0.9;
+    doc->skeleton.bones[2].translation[0] = NAN;
+    doc->skeleton.bones[0].scale[2] = INFINITY;
+    ck_assert_uint_eq(validate_collect(doc, &e), 3);
+    ck_assert_ptr_nonnull(strstr(e.text[0], "bone 'Root' (index 0): rest scale is not finite"));
+    ck_assert_ptr_nonnull(strstr(e.text[1], "bone 'A' (index 1): rest rotation is not a unit quaternion (norm 0.9)"));
+    ck_assert_ptr_nonnull(strstr(e.text[2], "bone 'B' (index 2): rest translation is not finite"));
+    ak_doc_free(doc);
+}
+END_TEST
+
+/* A long chain of backward links and many repeated names stay fast: the
+ * checks sort and stamp instead of comparing every pair. */
+START_TEST(validate_large_skeleton)
+{
+    enum { N = 200000 };
+    ak_doc *doc = ak_doc_new();
+    for (int i = 0; i < N; i++) {
+        ak_bone *b = ak_bone_add(doc, i % 2 ? "same" : "");
+        ck_assert_ptr_nonnull(b);
+        b->parent = i ? i - 1 : -1;
+    }
+    errors_seen e;
+    ck_assert_uint_eq(validate_collect(doc, &e), N / 2 - 1); /* every "same" after the first */
+    /* Close the chain into one cycle of N bones: bone 0's parent is the last. */
+    ak_bone_set_name(doc, &doc->skeleton.bones[1], "first");
+    for (int i = 3; i < N; i += 2)
+        ck_assert_int_eq(ak_bone_set_name(doc, &doc->skeleton.bones[i], ""), AK_OK);
+    doc->skeleton.bones[0].parent = N - 1;
+    ck_assert_uint_eq(validate_collect(doc, &e), 2);
+    ck_assert_ptr_nonnull(strstr(e.text[0], "comes after it"));
+    ck_assert_ptr_nonnull(strstr(e.text[1], "a parent cycle of 200000 bones"));
+    ak_doc_free(doc);
+}
+END_TEST
+
 START_TEST(json_has_schema_and_exact_numbers)
 {
     ak_doc *doc = sample_doc();
@@ -600,6 +721,8 @@ int main(void)
     tcase_add_test(tc, crc32_matches_zlib);
     tcase_add_test(tc, bone_names_from_dictionary);
     tcase_add_test(tc, validate_finds_problems);
+    tcase_add_test(tc, validate_skeleton_errors_name_the_bone);
+    tcase_add_test(tc, validate_large_skeleton);
     tcase_add_test(tc, json_has_schema_and_exact_numbers);
     tcase_add_test(tc, read_memory_is_capped);
     tcase_add_test(tc, sampling_interpolates_between_keys);
