@@ -38,8 +38,8 @@
  *                    ak_doc_rename_bones(), ak_doc_assign_bone_ids(),
  *                    ak_retime + ak_clip_retime(), ak_diff_* + ak_doc_diff(),
  *                    ak_diff_free().
- *                    1.0 and 1.1 plugins keep loading.
  *                    ak_job_read_sibling() (files beside the input, e.g. .gltf + .bin).
+ *                    1.0 and 1.1 plugins keep loading.
  */
 #ifndef ANIMKIT_PLUGIN_H
 #define ANIMKIT_PLUGIN_H

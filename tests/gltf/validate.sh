@@ -47,6 +47,17 @@ for f in $(ls "$AK_CORPUS"/mab/*.mab 2>/dev/null); do
     "$cli" convert "$f" "$tmp/$b.glb" 2>"$tmp/err" && outs="$outs $tmp/$b.glb" ||
         { echo "FAIL: convert $f -> .glb"; cat "$tmp/err"; status=1; }
 done
+# With a model's skeleton (convert --skeleton): valid, and back byte-identical.
+ped="$AK_CORPUS/ifp/ped_cretaceous.ifp" dff="$AK_CORPUS/dff/ped_80.dff"
+if [ -f "$ped" ] && [ -f "$dff" ]; then
+    if "$cli" convert "$ped" "$tmp/ped-skeleton.glb" --skeleton "$dff" 2>"$tmp/err" &&
+        "$cli" convert "$tmp/ped-skeleton.glb" "$tmp/ped-back.ifp" 2>"$tmp/err" && cmp -s "$ped" "$tmp/ped-back.ifp"; then
+        echo "ok: ped_cretaceous.ifp --skeleton ped_80.dff -> .glb -> .ifp byte-identical"
+        outs="$outs $tmp/ped-skeleton.glb"
+    else
+        echo "FAIL: ped_cretaceous.ifp --skeleton ped_80.dff round trip"; cat "$tmp/err"; status=1
+    fi
+fi
 for c in glb gltf; do
     "$AK_BUILDDIR/tests/gltf/gltf-fixture" handmade "$tmp/handmade.$c" && outs="$outs $tmp/handmade.$c" ||
         { echo "FAIL: gltf-fixture handmade"; status=1; }
