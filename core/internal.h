@@ -16,7 +16,9 @@ typedef struct ak_heap {
 
 struct ak_doc_private {
     ak_heap heap;
-    struct ak_arena_block *arena;
+    struct ak_arena_block *arena; /* the newest block; older ones follow `next` */
+    void *arena_last;             /* the newest allocation (arrays grow in place there) */
+    size_t arena_total;           /* bytes in all blocks */
 };
 
 struct ak_job {

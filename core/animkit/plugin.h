@@ -29,6 +29,9 @@
  *              1.2 - skeletons: ak_bone, ak_doc.skeleton, ak_track.skeleton_bone,
  *                    ak_bone_add() and the ak_skeleton_find_*() lookups,
  *                    AK_CAP_SKELETON.
+ *                    Bulk keys: ak_keys_append(), ak_doc_store(),
+ *                    ak_keys_set_raw() (a channel's keys and stored bytes
+ *                    in one call each; the per-key calls keep working).
  *                    1.0 and 1.1 plugins keep loading.
  */
 #ifndef ANIMKIT_PLUGIN_H
