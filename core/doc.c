@@ -472,11 +472,15 @@ ak_status ak_key_set_raw(ak_track *track, ak_key *key, const void *raw, size_t s
     return AK_OK;
 }
 
-const unsigned char *ak_doc_store(ak_doc *doc, const void *bytes, size_t size)
+unsigned char *ak_doc_store(ak_doc *doc, const void *bytes, size_t size)
 {
     unsigned char *copy = arena_alloc(doc, size ? size : 1);
-    if (copy && size)
-        memcpy(copy, bytes, size);
+    if (copy && size) {
+        if (bytes)
+            memcpy(copy, bytes, size);
+        else
+            memset(copy, 0, size);
+    }
     return copy;
 }
 

@@ -286,9 +286,10 @@ AK_API ak_status ak_key_set_raw(ak_track *track, ak_key *key, const void *raw, s
 AK_API ak_key *ak_keys_append(ak_track *track, ak_channel_kind kind, size_t count);
 /* Copies `size` bytes into the document once (API 1.2) and returns the
  * copy, which lives as long as the document; NULL when out of memory or
- * over the read's limit. A reader stores a channel's or a track's key
- * bytes with one call and points its keys into the copy. */
-AK_API const unsigned char *ak_doc_store(ak_doc *doc, const void *bytes, size_t size);
+ * over the read's limit. `bytes` NULL gives `size` zeroed bytes for the
+ * caller to fill. A reader stores a channel's or a track's key bytes with
+ * one call and points its keys into the copy. */
+AK_API unsigned char *ak_doc_store(ak_doc *doc, const void *bytes, size_t size);
 /* Attaches stored bytes to `count` consecutive keys at once (API 1.2), as
  * ak_key_set_raw does one by one but without copying: key i gets
  * raw = base + i * stride and raw_size = size, and its fingerprint. `base`
