@@ -6,9 +6,10 @@
  * fraction of the memcpy bandwidth measured in the same run. Then the
  * document memory of the largest file: peak bytes and bytes per key.
  *
- *     animkit-bench [-n ROUNDS] [--json] FILE...
+ *     animkit-bench [-n ROUNDS] [--json] [--no-dump] FILE...
  *
- * --json prints one JSON object per line instead of the table.
+ * --json prints one JSON object per line instead of the table; --no-dump
+ * skips the JSON dump (for profiling reads and writes alone).
  */
 #include <animkit/plugin.h>
 
@@ -159,6 +160,8 @@ static size_t dump_json(const ak_doc *doc, double *seconds)
     return st == AK_OK ? size : 0;
 }
 
+static int skip_dump;
+
 static int bench_file(const ak_registry *reg, const char *path, int rounds, result *res)
 {
     ak_mapped_file f;
@@ -202,8 +205,8 @@ static int bench_file(const ak_registry *reg, const char *path, int rounds, resu
                 ak_buffer_free(reg, out);
             }
         }
-        double tj;
-        size_t jb = dump_json(doc, &tj);
+        double tj = 0;
+        size_t jb = skip_dump ? 0 : dump_json(doc, &tj);
         if (jb && (!res->json_s || tj < res->json_s)) {
             res->json_s = tj;
             res->json_bytes = jb;
@@ -302,6 +305,9 @@ int main(int argc, char **argv)
         if (!strcmp(argv[first], "-n") && first + 1 < argc) {
             rounds = atoi(argv[first + 1]);
             first += 2;
+        } else if (!strcmp(argv[first], "--no-dump")) {
+            skip_dump = 1;
+            first++;
         } else if (!strcmp(argv[first], "--json")) {
             json = 1;
             first++;
@@ -310,7 +316,7 @@ int main(int argc, char **argv)
         }
     }
     if (first >= argc || rounds < 1) {
-        fprintf(stderr, "usage: animkit-bench [-n ROUNDS] [--json] FILE...\n");
+        fprintf(stderr, "usage: animkit-bench [-n ROUNDS] [--json] [--no-dump] FILE...\n");
         return 64;
     }
     ak_registry_config cfg = { sizeof cfg, AK_REG_NO_PLUGINS, NULL, NULL, NULL, NULL, NULL };
