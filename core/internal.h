@@ -66,6 +66,16 @@ void ak_sink_init(ak_sink *sink, const ak_allocator *allocator);
 unsigned char *ak_sink_take(ak_sink *sink, size_t *size);
 void ak_sink_release(ak_sink *sink);
 
+/* Shortest round-trip text of a number (dtoa.c): the fewest digits that
+ * read back to exactly `v` (as a double, or as a float), the closest such
+ * on a tie; "%g"-like layout (fixed for decimal exponents -5 < x < 15,
+ * else "d.ddde+XX"), "-0" for negative zero, "nan", "inf", "-inf".
+ * Independent of the locale. `buf` needs AK_SHORTEST_MAX bytes; returns
+ * the length. */
+#define AK_SHORTEST_MAX 32
+size_t ak_shortest_double(double v, char *buf);
+size_t ak_shortest_float(float v, char *buf);
+
 const ak_allocator *ak_registry_allocator(const ak_registry *reg);
 int ak_str_ieq(const char *a, const char *b);
 /* The extension of a path without the dot, or "" */
