@@ -61,9 +61,19 @@ static void put_real(FILE *out, double v)
 
 static void put_hex(FILE *out, const unsigned char *p, size_t n)
 {
+    static const char digits[] = "0123456789abcdef";
+    char chunk[128];
+    size_t used = 0;
     fputc('"', out);
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "%02x", p[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (used == sizeof chunk) {
+            fwrite(chunk, 1, used, out);
+            used = 0;
+        }
+        chunk[used++] = digits[p[i] >> 4];
+        chunk[used++] = digits[p[i] & 15];
+    }
+    fwrite(chunk, 1, used, out);
     fputc('"', out);
 }
 
@@ -95,17 +105,26 @@ static void put_channel(FILE *out, const ak_channel *ch, ak_channel_kind kind, u
 {
     fprintf(out, ",\n     \"%s\":[", ak_channel_name(kind));
     for (size_t k = 0; k < ch->count; k++) {
+        /* One key is one write: the numbers are formatted into `line`. */
         const ak_key *key = &ch->keys[k];
-        fputs(k ? ",[" : "[", out);
-        put_number(out, key->time);
+        char line[8 + 5 * 40];
+        size_t n = 0;
+        if (k)
+            line[n++] = ',';
+        line[n++] = '[';
+        format_number(line + n, 40, key->time);
+        n += strlen(line + n);
         for (int c = 0; c < channel_width[kind]; c++) {
-            fputc(',', out);
+            line[n++] = ',';
             if (kind == AK_VISIBILITY)
-                fprintf(out, "%d", key->v[0] != 0);
-            else
-                put_number(out, key->v[c]);
+                line[n++] = key->v[0] != 0 ? '1' : '0';
+            else {
+                format_number(line + n, 40, key->v[c]);
+                n += strlen(line + n);
+            }
         }
-        fputc(']', out);
+        line[n++] = ']';
+        fwrite(line, 1, n, out);
     }
     fputs("]", out);
     if (flags & AK_JSON_TICKS) {
