@@ -283,6 +283,39 @@ static int cmp_rec(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The records ordered by bone, then frame, then file order: a counting
+ * sort by bone (stable, so file order within a bone), then a sort by frame
+ * of only those bones whose frames the file does not already list in
+ * order (files write frame after frame, so that is rare). */
+static rec **sort_records(reader_state *st)
+{
+    size_t *next = ak_job_alloc(st->job, (size_t)st->bones + 1, sizeof *next);
+    rec **sorted = next ? ak_job_alloc(st->job, st->nrec, sizeof *sorted) : NULL;
+    if (!sorted) {
+        ak_job_free(st->job, next);
+        return NULL;
+    }
+    for (size_t i = 0; i < st->nrec; i++)
+        next[st->recs[i].bone + 1]++;
+    for (uint32_t b = 0; b < st->bones; b++)
+        next[b + 1] += next[b];
+    for (size_t i = 0; i < st->nrec; i++)
+        sorted[next[st->recs[i].bone]++] = &st->recs[i];
+    /* next[b] is now where bone b's run ends. */
+    size_t from = 0;
+    for (uint32_t b = 0; b < st->bones; b++) {
+        size_t to = next[b];
+        for (size_t i = from + 1; i < to; i++)
+            if (sorted[i]->frame <= sorted[i - 1]->frame) {
+                qsort(sorted + from, to - from, sizeof *sorted, cmp_rec);
+                break;
+            }
+        from = to;
+    }
+    ak_job_free(st->job, next);
+    return sorted;
+}
+
 static void load_floats(const unsigned char *p, float *out, int n)
 {
     for (int i = 0; i < n; i++)
@@ -571,12 +604,9 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
 
     /* Records by bone then frame; a bone keyed twice in one frame number
      * cannot be one key per channel and frame. */
-    rec **sorted = ak_job_alloc(job, st->nrec, sizeof *sorted);
+    rec **sorted = sort_records(st);
     if (!sorted)
         return AK_E_NOMEM;
-    for (size_t i = 0; i < st->nrec; i++)
-        sorted[i] = &st->recs[i];
-    qsort(sorted, st->nrec, sizeof *sorted, cmp_rec);
     for (size_t i = 1; i < st->nrec; i++)
         if (sorted[i]->bone == sorted[i - 1]->bone && sorted[i]->frame == sorted[i - 1]->frame) {
             const rec *x = sorted[i]->off > sorted[i - 1]->off ? sorted[i] : sorted[i - 1];
