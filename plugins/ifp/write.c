@@ -347,6 +347,33 @@ static void put_anp_frame(ifp_wr *w, int type, const ifp_frame *f)
     }
 }
 
+/* The frame records of an ANP3/ANP2 bone exactly as they were read: when
+ * every key is untouched and the keys' stored bytes still lie back to back
+ * in one block (as the reader stores them), that block, to be written in
+ * one piece; else NULL, and the frames are written one by one. */
+static const unsigned char *stored_frames(const ifp_wr *w, const ak_track *t, int type, size_t *count)
+{
+    const ak_channel *rc = &t->channel[AK_ROTATION], *tc = &t->channel[AK_TRANSLATION];
+    int has_t = type == 2 || type == 4;
+    size_t n = rc->count, rs = ifp_frame_size((uint32_t)type);
+    uint32_t rsz = type >= 3 ? 10 : 20, tsz = type == 4 ? 6 : 12;
+    if (!w->same || !n || tc->count != (has_t ? n : 0) || t->channel[AK_SCALE].count)
+        return NULL;
+    const unsigned char *base = rc->keys[0].raw;
+    for (size_t i = 0; i < n; i++) {
+        const ak_key *k = &rc->keys[i];
+        if (k->raw != base + i * rs || k->raw_size != rsz || ak_key_changed(k))
+            return NULL;
+        if (has_t) {
+            const ak_key *tk = &tc->keys[i];
+            if (tk->raw != k->raw + rsz || tk->raw_size != tsz || ak_key_changed(tk) || !same_time(tk->time, k->time))
+                return NULL;
+        }
+    }
+    *count = n;
+    return base;
+}
+
 static ak_status oom(ifp_wr *w) { return ak_fail(w->job, AK_E_NOMEM, -1, "out of memory while encoding"); }
 
 static ak_status write_anp(ifp_wr *w)
@@ -373,9 +400,10 @@ static ak_status write_anp(ifp_wr *w)
             const ak_track *t = clip->tracks[i];
             int type = anp_type(w, t);
             w->scale_dropped += t->channel[AK_SCALE].count;
-            ifp_frame *f;
+            ifp_frame *f = NULL;
             size_t n;
-            if (!build_frames(w, t, type == 2 || type == 4, 0, &f, &n))
+            const unsigned char *block = stored_frames(w, t, type, &n);
+            if (!block && !build_frames(w, t, type == 2 || type == 4, 0, &f, &n))
                 return oom(w);
             if (n > 0xFFFFu)
                 w->long_tracks++;
@@ -388,8 +416,11 @@ static ak_status write_anp(ifp_wr *w)
             ak_put_u32(o, (uint32_t)type);
             ak_put_u32(o, (uint32_t)n);
             ak_put_i32(o, t->has_bone_id ? t->bone_id : -1);
-            for (size_t k = 0; k < n; k++)
-                put_anp_frame(w, type, &f[k]);
+            if (block)
+                ak_put(o, block, n * ifp_frame_size((uint32_t)type));
+            else
+                for (size_t k = 0; k < n; k++)
+                    put_anp_frame(w, type, &f[k]);
             ak_job_free(w->job, f);
             fdb += (uint64_t)n * ifp_frame_size((uint32_t)type);
         }
