@@ -119,7 +119,17 @@ static void scan_families(const ak_reader *r, uint32_t bones, int *has_int, int 
     }
 }
 
-static int16_t s16(const unsigned char *p) { return (int16_t)ak_load_u16(p); }
+/* Loads inside the frame loops, inlined here rather than called through
+ * the library (ak_load_u16/ak_bits_f32 do the same). */
+static int16_t s16(const unsigned char *p) { return (int16_t)(uint16_t)(p[0] | p[1] << 8); }
+
+static double f32_at(const unsigned char *p)
+{
+    uint32_t bits = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
 
 /* The frames of one bone: keys appended in bulk, the frame records stored
  * once, each key's stored bytes pointing into them. */
@@ -152,8 +162,8 @@ static ak_status read_anp_frames(ifp_rd *d, ak_track *t, uint32_t type, uint32_t
             time = (double)tick / 60.0;
         } else {
             for (int c = 0; c < 4; c++)
-                q[i].v[c] = ak_bits_f32(ak_load_u32(p + 4 * c));
-            time = ak_bits_f32(ak_load_u32(p + 16));
+                q[i].v[c] = f32_at(p + 4 * c);
+            time = f32_at(p + 16);
             tick = float_ticks ? safe_tick(time) : 0;
         }
         q[i].time = time;
@@ -169,7 +179,7 @@ static ak_status read_anp_frames(ifp_rd *d, ak_track *t, uint32_t type, uint32_t
                 k[i].v[2] = s16(p + 14) / 1024.0;
             } else {
                 for (int c = 0; c < 3; c++)
-                    k[i].v[c] = ak_bits_f32(ak_load_u32(p + 20 + 4 * c));
+                    k[i].v[c] = f32_at(p + 20 + 4 * c);
             }
         }
     }
@@ -366,16 +376,16 @@ static ak_status read_anpk_keys(ifp_rd *d, ak_track *t, int32_t frames, double *
     size_t toff = stride - 4;
     double top = *maxt;
     for (size_t i = 0; i < n; i++, p += stride) {
-        double time = ak_bits_f32(ak_load_u32(p + toff));
+        double time = f32_at(p + toff);
         if (time > top && isfinite(time))
             top = time;
         ak_key *q = &keys[0][i];
         q->time = time;
         /* The file holds the conjugate of the engine's rotation. */
-        q->v[0] = -(double)ak_bits_f32(ak_load_u32(p));
-        q->v[1] = -(double)ak_bits_f32(ak_load_u32(p + 4));
-        q->v[2] = -(double)ak_bits_f32(ak_load_u32(p + 8));
-        q->v[3] = ak_bits_f32(ak_load_u32(p + 12));
+        q->v[0] = -f32_at(p);
+        q->v[1] = -f32_at(p + 4);
+        q->v[2] = -f32_at(p + 8);
+        q->v[3] = f32_at(p + 12);
         if (packed) {
             memcpy(packed + 20 * i, p, 16);
             memcpy(packed + 20 * i + 16, p + toff, 4);
@@ -385,7 +395,7 @@ static ak_status read_anpk_keys(ifp_rd *d, ak_track *t, int32_t frames, double *
             k->time = time;
             const unsigned char *v = p + 16 + 12 * (ch - 1);
             for (int c = 0; c < 3; c++)
-                k->v[c] = ak_bits_f32(ak_load_u32(v + 4 * c));
+                k->v[c] = f32_at(v + 4 * c);
         }
     }
     *maxt = top;
