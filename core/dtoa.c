@@ -198,10 +198,17 @@ static size_t put_decimal(char *buf, int negative, uint64_t f, int e)
         f /= 10;
         e++;
     }
-    do {
-        digits[n++] = (char)('0' + f % 10);
-        f /= 10;
-    } while (f);
+    /* Two digits per division: half the chain of dependent divisions. */
+    while (f >= 100) {
+        uint64_t q = f / 100;
+        unsigned r = (unsigned)(f - q * 100);
+        digits[n++] = (char)('0' + r % 10);
+        digits[n++] = (char)('0' + r / 10);
+        f = q;
+    }
+    digits[n++] = (char)('0' + f % 10);
+    if (f >= 10)
+        digits[n++] = (char)('0' + f / 10);
     /* digits[] is reversed; the value is 0.d1d2..dn * 10^(e + n) */
     int x = e + n - 1; /* exponent of the first digit */
     char *p = buf;

@@ -22,19 +22,17 @@ static void put_string(FILE *out, const char *s)
 }
 
 /* The shortest text that reads back to the same double (dtoa.c), into
- * `buf`; non-finite values as the strings "nan", "inf", "-inf". */
-static void format_number(char *buf, size_t size, double v)
+ * `buf`; non-finite values as the strings "nan", "inf", "-inf". Returns
+ * the length. */
+static size_t format_number(char *buf, size_t size, double v)
 {
-    if (!isfinite(v)) {
-        snprintf(buf, size, "%s", isnan(v) ? "\"nan\"" : v > 0 ? "\"inf\"" : "\"-inf\"");
-        return;
-    }
-    if (v == 0 && signbit(v)) {
-        snprintf(buf, size, "-0.0"); /* "-0" would read back as the integer 0 */
-        return;
-    }
-    if (size >= AK_SHORTEST_MAX)
-        ak_shortest_double(v, buf);
+    if (!isfinite(v))
+        return (size_t)snprintf(buf, size, "%s", isnan(v) ? "\"nan\"" : v > 0 ? "\"inf\"" : "\"-inf\"");
+    if (v == 0 && signbit(v))
+        return (size_t)snprintf(buf, size, "-0.0"); /* "-0" would read back as the integer 0 */
+    if (size < AK_SHORTEST_MAX)
+        return 0;
+    return ak_shortest_double(v, buf);
 }
 
 static void put_number(FILE *out, double v)
@@ -112,16 +110,13 @@ static void put_channel(FILE *out, const ak_channel *ch, ak_channel_kind kind, u
         if (k)
             line[n++] = ',';
         line[n++] = '[';
-        format_number(line + n, 40, key->time);
-        n += strlen(line + n);
+        n += format_number(line + n, 40, key->time);
         for (int c = 0; c < channel_width[kind]; c++) {
             line[n++] = ',';
             if (kind == AK_VISIBILITY)
                 line[n++] = key->v[0] != 0 ? '1' : '0';
-            else {
-                format_number(line + n, 40, key->v[c]);
-                n += strlen(line + n);
-            }
+            else
+                n += format_number(line + n, 40, key->v[c]);
         }
         line[n++] = ']';
         fwrite(line, 1, n, out);
