@@ -347,6 +347,30 @@ static int channels_pair(ani_wr *wr, const ak_track *t, int *ok)
     return 1;
 }
 
+/* The key records of a track exactly as they were read: when every key is
+ * untouched and its stored bytes still lie back to back as the reader
+ * stored them (rotation, position, then the time in ms, which must still
+ * be the keys' tick), that block, written in one piece; else NULL. */
+static const unsigned char *stored_records(const ani_wr *wr, const ak_track *t)
+{
+    const ak_channel *r = &t->channel[AK_ROTATION], *p = &t->channel[AK_TRANSLATION];
+    size_t n = r->count, rot = ani_rotation_size(wr->version), size = rot + 16;
+    if (!wr->reuse_rot || !n || p->count != n || n > INT32_MAX)
+        return NULL;
+    const unsigned char *base = r->keys[0].raw;
+    for (size_t i = 0; i < n; i++) {
+        const ak_key *rk = &r->keys[i], *pk = &p->keys[i];
+        if (rk->raw != base + i * size || rk->raw_size != rot || pk->raw != rk->raw + rot || pk->raw_size != 12 ||
+            rk->tick != pk->tick || ak_key_changed(rk) || ak_key_changed(pk))
+            return NULL;
+        const unsigned char *ms = rk->raw + rot + 12;
+        if ((int32_t)((uint32_t)ms[0] | (uint32_t)ms[1] << 8 | (uint32_t)ms[2] << 16 | (uint32_t)ms[3] << 24) !=
+            rk->tick)
+            return NULL;
+    }
+    return base;
+}
+
 static ak_status write_track(ani_wr *wr, const ak_track *t)
 {
     ak_status st = put_model_string(wr, "bone name", t->bone, &t->props, ANI_PROP_BONE_BYTES);
@@ -358,6 +382,12 @@ static ak_status write_track(ani_wr *wr, const ak_track *t)
         wr->no_pos_tracks++;
     if (p->count && !r->count)
         wr->no_rot_tracks++;
+    const unsigned char *block = stored_records(wr, t);
+    if (block) {
+        ak_put_i32(wr->out, (int32_t)r->count);
+        ak_put(wr->out, block, r->count * (ani_rotation_size(wr->version) + 16));
+        return AK_OK;
+    }
     size_t count_at = ak_sink_size(wr->out);
     ak_put_i32(wr->out, 0); /* patched below */
     int ok;
