@@ -466,6 +466,37 @@ static void put_anpk_frame(ifp_wr *w, int kind, const ifp_frame *f)
     ak_put(o, time, 4);
 }
 
+/* The key records of an ANPK bone exactly as they were read (KR00, KRT0
+ * or KRTS by `kind`): when every key is untouched and the translation and
+ * scale bytes still lie in one block of records, whose quaternion and time
+ * are the rotation keys' stored bytes, that block; else NULL. */
+static const unsigned char *stored_anpk_keys(const ifp_wr *w, const ak_track *t, int kind, size_t stride)
+{
+    const ak_channel *rc = &t->channel[AK_ROTATION], *tc = &t->channel[AK_TRANSLATION], *sc = &t->channel[AK_SCALE];
+    size_t n = rc->count;
+    if (!w->same || !n || tc->count != (kind >= 1 ? n : 0) || sc->count != (kind == 2 ? n : 0))
+        return NULL;
+    const unsigned char *base = kind ? tc->keys[0].raw - 16 : rc->keys[0].raw;
+    if (!tc->keys[0].raw && kind)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        const ak_key *rk = &rc->keys[i];
+        const unsigned char *rec = base + i * stride;
+        if (rk->raw_size != 20 || ak_key_changed(rk))
+            return NULL;
+        if (kind == 0 ? rk->raw != rec
+                      : memcmp(rk->raw, rec, 16) != 0 || memcmp(rk->raw + 16, rec + stride - 4, 4) != 0)
+            return NULL;
+        for (int ch = 1; ch <= kind; ch++) {
+            const ak_key *k = ch == 1 ? &tc->keys[i] : &sc->keys[i];
+            if (k->raw != rec + 16 + 12 * (ch - 1) || k->raw_size != 12 || ak_key_changed(k) ||
+                !same_time(k->time, rk->time))
+                return NULL;
+        }
+    }
+    return base;
+}
+
 static ak_status write_anpk_clip(ifp_wr *w, const ak_clip *clip)
 {
     ak_sink *o = w->out;
@@ -496,16 +527,17 @@ static ak_status write_anpk_clip(ifp_wr *w, const ak_clip *clip)
         int kind = ns ? 2 : nt ? 1 : 0;
         if (kind == 2 && !nt)
             w->no_trans++;
-        ifp_frame *f;
-        size_t n;
-        if (!build_frames(w, t, kind >= 1, kind == 2, &f, &n))
+        uint32_t stride = kind == 2 ? IFP_KRTS_STRIDE : kind ? IFP_KRT0_STRIDE : IFP_KR00_STRIDE;
+        ifp_frame *f = NULL;
+        size_t n = t->channel[AK_ROTATION].count;
+        const unsigned char *block = stored_anpk_keys(w, t, kind, stride);
+        if (!block && !build_frames(w, t, kind >= 1, kind == 2, &f, &n))
             return oom(w);
         if (n > INT32_MAX) {
             ak_job_free(w->job, f);
             return ak_fail(w->job, AK_E_USAGE, -1, "clip '%s', bone '%s': %zu keys do not fit an ANPK bone",
                            clip->name, t->bone, n);
         }
-        uint32_t stride = kind == 2 ? IFP_KRTS_STRIDE : kind ? IFP_KRT0_STRIDE : IFP_KR00_STRIDE;
         int64_t form = prop_int(w, &t->props, IFP_P_ANIM_SIZE, clip_form);
         if (form != 48)
             form = 44;
@@ -527,8 +559,11 @@ static ak_status write_anpk_clip(ifp_wr *w, const ak_clip *clip)
         if (n) {
             ak_put(o, kind == 2 ? "KRTS" : kind ? "KRT0" : "KR00", 4);
             ak_put_u32(o, (uint32_t)stale_get(w, &t->props, IFP_P_KEY_SIZE, (int64_t)n * stride));
-            for (size_t k = 0; k < n; k++)
-                put_anpk_frame(w, kind, &f[k]);
+            if (block)
+                ak_put(o, block, n * stride);
+            else
+                for (size_t k = 0; k < n; k++)
+                    put_anpk_frame(w, kind, &f[k]);
         }
         ak_job_free(w->job, f);
         size_t cpan = ak_sink_size(o) - cpan_at - 4;
