@@ -347,28 +347,22 @@ static int channels_pair(ani_wr *wr, const ak_track *t, int *ok)
     return 1;
 }
 
-/* The key records of a track exactly as they were read: when every key is
- * untouched and its stored bytes still lie back to back as the reader
- * stored them (rotation, position, then the time in ms, which must still
- * be the keys' tick), that block, written in one piece; else NULL. */
-static const unsigned char *stored_records(const ani_wr *wr, const ak_track *t)
+/* Whether every key of a track is untouched, written in its stored
+ * version, with its stored bytes and one time per record: then the
+ * records are rebuilt from the stored bytes and ticks alone. */
+static int keys_untouched(const ani_wr *wr, const ak_track *t)
 {
     const ak_channel *r = &t->channel[AK_ROTATION], *p = &t->channel[AK_TRANSLATION];
-    size_t n = r->count, rot = ani_rotation_size(wr->version), size = rot + 16;
+    size_t n = r->count, rot = ani_rotation_size(wr->version);
     if (!wr->reuse_rot || !n || p->count != n || n > INT32_MAX)
-        return NULL;
-    const unsigned char *base = r->keys[0].raw;
+        return 0;
     for (size_t i = 0; i < n; i++) {
         const ak_key *rk = &r->keys[i], *pk = &p->keys[i];
-        if (rk->raw != base + i * size || rk->raw_size != rot || pk->raw != rk->raw + rot || pk->raw_size != 12 ||
-            rk->tick != pk->tick || ak_key_changed(rk) || ak_key_changed(pk))
-            return NULL;
-        const unsigned char *ms = rk->raw + rot + 12;
-        if ((int32_t)((uint32_t)ms[0] | (uint32_t)ms[1] << 8 | (uint32_t)ms[2] << 16 | (uint32_t)ms[3] << 24) !=
-            rk->tick)
-            return NULL;
+        if (rk->raw_size != rot || pk->raw_size != 12 || !rk->raw || !pk->raw || rk->tick != pk->tick ||
+            rk->tick < INT32_MIN || rk->tick > INT32_MAX || ak_key_changed(rk) || ak_key_changed(pk))
+            return 0;
     }
-    return base;
+    return 1;
 }
 
 static ak_status write_track(ani_wr *wr, const ak_track *t)
@@ -382,10 +376,19 @@ static ak_status write_track(ani_wr *wr, const ak_track *t)
         wr->no_pos_tracks++;
     if (p->count && !r->count)
         wr->no_rot_tracks++;
-    const unsigned char *block = stored_records(wr, t);
-    if (block) {
+    if (keys_untouched(wr, t)) {
+        size_t rot = ani_rotation_size(wr->version);
         ak_put_i32(wr->out, (int32_t)r->count);
-        ak_put(wr->out, block, r->count * (ani_rotation_size(wr->version) + 16));
+        for (size_t i = 0; i < r->count; i++) {
+            const ak_key *rk = &r->keys[i], *pk = &p->keys[i];
+            if (pk->raw == rk->raw + rot) /* as the reader stores them: one piece */
+                ak_put(wr->out, rk->raw, rot + 12);
+            else {
+                ak_put(wr->out, rk->raw, rot);
+                ak_put(wr->out, pk->raw, 12);
+            }
+            ak_put_i32(wr->out, (int32_t)rk->tick);
+        }
         return AK_OK;
     }
     size_t count_at = ak_sink_size(wr->out);

@@ -355,19 +355,24 @@ static const unsigned char *stored_frames(const ifp_wr *w, const ak_track *t, in
 {
     const ak_channel *rc = &t->channel[AK_ROTATION], *tc = &t->channel[AK_TRANSLATION];
     int has_t = type == 2 || type == 4;
-    size_t n = rc->count, rs = ifp_frame_size((uint32_t)type);
+    size_t n = rc->count;
     uint32_t rsz = type >= 3 ? 10 : 20, tsz = type == 4 ? 6 : 12;
     if (!w->same || !n || tc->count != (has_t ? n : 0) || t->channel[AK_SCALE].count)
         return NULL;
-    const unsigned char *base = rc->keys[0].raw;
+    const unsigned char *base = rc->keys[0].raw, *next = base;
+    if (!base)
+        return NULL; /* no stored bytes (a conversion, a key built by hand) */
+    /* Each key's bytes must start where the previous key's end. */
     for (size_t i = 0; i < n; i++) {
         const ak_key *k = &rc->keys[i];
-        if (k->raw != base + i * rs || k->raw_size != rsz || ak_key_changed(k))
+        if (k->raw != next || k->raw_size != rsz || ak_key_changed(k))
             return NULL;
+        next = k->raw + rsz;
         if (has_t) {
             const ak_key *tk = &tc->keys[i];
-            if (tk->raw != k->raw + rsz || tk->raw_size != tsz || ak_key_changed(tk) || !same_time(tk->time, k->time))
+            if (tk->raw != next || tk->raw_size != tsz || ak_key_changed(tk) || !same_time(tk->time, k->time))
                 return NULL;
+            next = tk->raw + tsz;
         }
     }
     *count = n;
@@ -466,35 +471,48 @@ static void put_anpk_frame(ifp_wr *w, int kind, const ifp_frame *f)
     ak_put(o, time, 4);
 }
 
-/* The key records of an ANPK bone exactly as they were read (KR00, KRT0
- * or KRTS by `kind`): when every key is untouched and the translation and
- * scale bytes still lie in one block of records, whose quaternion and time
- * are the rotation keys' stored bytes, that block; else NULL. */
-static const unsigned char *stored_anpk_keys(const ifp_wr *w, const ak_track *t, int kind, size_t stride)
+/* Whether every key of an ANPK bone (KR00, KRT0 or KRTS by `kind`) is
+ * untouched, with stored bytes of the right sizes and one time per record:
+ * then the records are rebuilt from the stored bytes alone, without a
+ * frame list. */
+static int anpk_untouched(const ifp_wr *w, const ak_track *t, int kind)
 {
     const ak_channel *rc = &t->channel[AK_ROTATION], *tc = &t->channel[AK_TRANSLATION], *sc = &t->channel[AK_SCALE];
     size_t n = rc->count;
     if (!w->same || !n || tc->count != (kind >= 1 ? n : 0) || sc->count != (kind == 2 ? n : 0))
-        return NULL;
-    const unsigned char *base = kind ? tc->keys[0].raw - 16 : rc->keys[0].raw;
-    if (!tc->keys[0].raw && kind)
-        return NULL;
+        return 0;
     for (size_t i = 0; i < n; i++) {
         const ak_key *rk = &rc->keys[i];
-        const unsigned char *rec = base + i * stride;
-        if (rk->raw_size != 20 || ak_key_changed(rk))
-            return NULL;
-        if (kind == 0 ? rk->raw != rec
-                      : memcmp(rk->raw, rec, 16) != 0 || memcmp(rk->raw + 16, rec + stride - 4, 4) != 0)
-            return NULL;
+        if (rk->raw_size != 20 || !rk->raw || ak_key_changed(rk))
+            return 0;
         for (int ch = 1; ch <= kind; ch++) {
             const ak_key *k = ch == 1 ? &tc->keys[i] : &sc->keys[i];
-            if (k->raw != rec + 16 + 12 * (ch - 1) || k->raw_size != 12 || ak_key_changed(k) ||
-                !same_time(k->time, rk->time))
-                return NULL;
+            if (k->raw_size != 12 || !k->raw || ak_key_changed(k) || !same_time(k->time, rk->time))
+                return 0;
         }
     }
-    return base;
+    return 1;
+}
+
+/* The records of an untouched ANPK bone: quaternion, translation, scale
+ * and time from the keys' stored bytes. */
+static void put_anpk_stored(ifp_wr *w, const ak_track *t, int kind)
+{
+    const ak_key *rk = t->channel[AK_ROTATION].keys, *tk = t->channel[AK_TRANSLATION].keys,
+                 *sk = t->channel[AK_SCALE].keys;
+    size_t n = t->channel[AK_ROTATION].count;
+    if (kind == 0) {
+        for (size_t i = 0; i < n; i++)
+            ak_put(w->out, rk[i].raw, 20);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ak_put(w->out, rk[i].raw, 16);
+        ak_put(w->out, tk[i].raw, 12);
+        if (kind == 2)
+            ak_put(w->out, sk[i].raw, 12);
+        ak_put(w->out, rk[i].raw + 16, 4);
+    }
 }
 
 static ak_status write_anpk_clip(ifp_wr *w, const ak_clip *clip)
@@ -530,8 +548,8 @@ static ak_status write_anpk_clip(ifp_wr *w, const ak_clip *clip)
         uint32_t stride = kind == 2 ? IFP_KRTS_STRIDE : kind ? IFP_KRT0_STRIDE : IFP_KR00_STRIDE;
         ifp_frame *f = NULL;
         size_t n = t->channel[AK_ROTATION].count;
-        const unsigned char *block = stored_anpk_keys(w, t, kind, stride);
-        if (!block && !build_frames(w, t, kind >= 1, kind == 2, &f, &n))
+        int stored = anpk_untouched(w, t, kind);
+        if (!stored && !build_frames(w, t, kind >= 1, kind == 2, &f, &n))
             return oom(w);
         if (n > INT32_MAX) {
             ak_job_free(w->job, f);
@@ -559,8 +577,8 @@ static ak_status write_anpk_clip(ifp_wr *w, const ak_clip *clip)
         if (n) {
             ak_put(o, kind == 2 ? "KRTS" : kind ? "KRT0" : "KR00", 4);
             ak_put_u32(o, (uint32_t)stale_get(w, &t->props, IFP_P_KEY_SIZE, (int64_t)n * stride));
-            if (block)
-                ak_put(o, block, n * stride);
+            if (stored)
+                put_anpk_stored(w, t, kind);
             else
                 for (size_t k = 0; k < n; k++)
                     put_anpk_frame(w, kind, &f[k]);
