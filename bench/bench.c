@@ -2,7 +2,8 @@
  * bench.c - how fast animkit reads and writes real files. Prints, per
  * file: size, keys, read and same-format write throughput (best of N
  * rounds), whether the write is byte-identical, how fast the document
- * dumps as JSON, and each figure beside its goal (issue 13) and as a
+ * dumps as JSON and how fast that JSON reads back (the json plugin), and
+ * each figure beside its goal (issue 13) and as a
  * fraction of the memcpy bandwidth measured in the same run. Then the
  * document memory of the largest file: peak bytes and bytes per key.
  *
@@ -133,6 +134,7 @@ typedef struct result {
     const char *format;
     size_t bytes, keys, json_bytes;
     double read_s, write_s, json_s; /* best times; 0 = not measured */
+    double json_read_s;             /* reading the dump back */
     int identical;                  /* -1 = read-only format */
 } result;
 
@@ -143,8 +145,10 @@ static size_t doc_keys(const ak_doc *doc)
     return s.keys[0] + s.keys[1] + s.keys[2] + s.keys[3];
 }
 
-/* The JSON dump of `doc` into memory; returns its size, or 0. */
-static size_t dump_json(const ak_doc *doc, double *seconds)
+/* The JSON dump of `doc` into memory, timed; then, if `reg` is given, the
+ * time the json plugin takes to read it back. Returns the dump's size, or
+ * 0. */
+static size_t dump_json(const ak_registry *reg, const ak_doc *doc, double *seconds, double *read_seconds)
 {
     char *buf = NULL;
     size_t size = 0;
@@ -156,6 +160,17 @@ static size_t dump_json(const ak_doc *doc, double *seconds)
     fflush(f);
     *seconds = now() - t0;
     fclose(f);
+    *read_seconds = 0;
+    if (st == AK_OK && reg) {
+        ak_options o = { sizeof o, "json", "dump.json", NULL, 0 };
+        ak_doc *back;
+        ak_report rep = { 0 };
+        double t1 = now();
+        if (ak_read(reg, (const unsigned char *)buf, size, &o, &back, &rep) == AK_OK) {
+            *read_seconds = now() - t1;
+            ak_doc_free(back);
+        }
+    }
     free(buf);
     return st == AK_OK ? size : 0;
 }
@@ -205,12 +220,14 @@ static int bench_file(const ak_registry *reg, const char *path, int rounds, resu
                 ak_buffer_free(reg, out);
             }
         }
-        double tj = 0;
-        size_t jb = skip_dump ? 0 : dump_json(doc, &tj);
+        double tj = 0, tjr = 0;
+        size_t jb = skip_dump ? 0 : dump_json(reg, doc, &tj, &tjr);
         if (jb && (!res->json_s || tj < res->json_s)) {
             res->json_s = tj;
             res->json_bytes = jb;
         }
+        if (tjr > 0 && (!res->json_read_s || tjr < res->json_read_s))
+            res->json_read_s = tjr;
         ak_doc_free(doc);
     }
     ak_file_unmap(&f);
@@ -234,7 +251,8 @@ static void print_json(const result *r, double mcpy)
     printf(",\"read_goal_mb_s\":%.0f,\"write_goal_mb_s\":%.0f", g ? g->read : 0, g ? g->write : 0);
     printf(",\"read_of_memcpy\":%.4f,\"write_of_memcpy\":%.4f", rd / (mcpy * 1e3),
            r->identical >= 0 ? wr / (mcpy * 1e3) : 0.0);
-    printf(",\"json_mb_s\":%.1f,\"json_goal_mb_s\":%.0f}\n", js, JSON_GOAL_MB_S);
+    printf(",\"json_mb_s\":%.1f,\"json_goal_mb_s\":%.0f,\"json_bytes\":%zu,\"json_read_mb_s\":%.1f}\n", js,
+           JSON_GOAL_MB_S, r->json_bytes, rate(r->json_bytes, r->json_read_s));
 }
 
 static const char *verdict(double figure, double goal_mb_s)
@@ -258,7 +276,8 @@ static void print_row(const result *r, double mcpy)
                verdict(wr, g ? g->write : 0), wr / (mcpy * 1e3), r->identical ? "identical" : "DIFFERS");
     else
         printf(" | write -");
-    printf(" | json %6.1f MB/s (goal %.0f %s)\n", js, JSON_GOAL_MB_S, verdict(js, JSON_GOAL_MB_S));
+    printf(" | json %6.1f MB/s (goal %.0f %s), read back %5.1f MB/s\n", js, JSON_GOAL_MB_S,
+           verdict(js, JSON_GOAL_MB_S), rate(r->json_bytes, r->json_read_s));
 }
 
 static void add_codecs(ak_registry *reg, ak_report *rep)
