@@ -194,9 +194,23 @@ static size_t put_decimal(char *buf, int negative, uint64_t f, int e)
 {
     char digits[24];
     int n = 0;
-    while (f >= 10 && f % 10 == 0) { /* trailing zeros go into the exponent */
+    /* Trailing zeros go into the exponent; exact values (x / 4096...)
+     * come out of to_decimal with up to 16 of them: 8, 4, 2, 1 at a time. */
+    while (f && f % 100000000 == 0) {
+        f /= 100000000;
+        e += 8;
+    }
+    if (f % 10000 == 0) {
+        f /= 10000;
+        e += 4;
+    }
+    if (f % 100 == 0) {
+        f /= 100;
+        e += 2;
+    }
+    if (f % 10 == 0) {
         f /= 10;
-        e++;
+        e += 1;
     }
     /* Two digits per division: half the chain of dependent divisions. */
     while (f >= 100) {
