@@ -19,6 +19,7 @@ struct ak_doc_private {
     struct ak_arena_block *arena; /* the newest block; older ones follow `next` */
     void *arena_last;             /* the newest allocation (arrays grow in place there) */
     size_t arena_total;           /* bytes in all blocks */
+    size_t arena_first;           /* size of the first block (ak_doc_expect) */
 };
 
 struct ak_job {
@@ -49,6 +50,9 @@ void ak_heap_free(ak_heap *heap, void *ptr, size_t size);
 /* A document whose memory comes from `allocator` and is capped at `limit`. */
 ak_doc *ak_doc_new_with(const ak_allocator *allocator, size_t limit);
 void ak_doc_attach_job(ak_doc *doc, ak_job *job, size_t limit);
+/* Tells the arena that the document is read from `input` bytes: its first
+ * block is sized for what such an input typically decodes to. */
+void ak_doc_expect(ak_doc *doc, size_t input);
 /* Frees the scratch blocks a plugin left behind; every job ends with it. */
 void ak_job_release_scratch(ak_job *job);
 
