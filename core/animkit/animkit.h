@@ -152,8 +152,10 @@ AK_API const char *ak_channel_name(ak_channel_kind kind);
  *
  * `raw` holds the bytes the format stored for this key. The core records a
  * fingerprint of time, tick and v when the plugin attaches them
- * (ak_key_set_raw); ak_key_changed() tells a writer whether the values have
- * been edited since, so that untouched keys are re-emitted bit for bit.
+ * (ak_key_set_raw, ak_keys_set_raw); ak_key_changed() tells a writer whether
+ * the values have been edited since, so that untouched keys are re-emitted
+ * bit for bit. An edit of any one of these numbers, through the struct or
+ * otherwise, is always detected.
  */
 typedef struct ak_key {
     double time;
