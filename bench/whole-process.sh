@@ -9,15 +9,15 @@
 #
 # Run from the source tree after `make -C build`. The "many files" case
 # copies the samples and the corpus files up to 200 KB into a temporary folder until
-# there are MANY (default 1066) of them; while the CLI has a fixed argument
-# limit they are passed BATCH (default 256) at a time.
+# there are MANY (default 1066) of them, passed in one call (BATCH=N passes
+# them N at a time instead).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
 corpus=${2:-$here/../shared/corpus}
 runs=${RUNS:-20}
 many=${MANY:-1066}
-batch=${BATCH:-256}
+batch=${BATCH:-$many}
 
 # The real binary, not libtool's wrapper script (which would be timed too).
 "$build/cli/animkit" --version >/dev/null 2>&1 || true

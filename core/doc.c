@@ -279,8 +279,10 @@ static size_t clip_capacity(const ak_doc *doc)
     return cap;
 }
 
-static void skeleton_free(ak_heap *heap, ak_skeleton *sk)
+void ak_doc_clear_skeleton(ak_doc *doc)
 {
+    ak_heap *heap = doc_heap(doc);
+    ak_skeleton *sk = &doc->skeleton; /* the bones' props live in the arena */
     ak_heap_free(heap, sk->bones, sk->bone_capacity_ * sizeof(ak_bone));
     memset(sk, 0, sizeof *sk);
 }
@@ -291,7 +293,7 @@ void ak_doc_free(ak_doc *doc)
         return;
     struct ak_doc_private *pv = doc->private_;
     ak_heap *heap = &pv->heap;
-    skeleton_free(heap, &doc->skeleton);
+    ak_doc_clear_skeleton(doc);
     ak_heap_free(heap, doc->clips, clip_capacity(doc) * sizeof(ak_clip *));
     for (ak_arena_block *b = pv->arena, *next; b; b = next) {
         next = b->next;
@@ -717,7 +719,7 @@ int64_t ak_prop_int(const ak_props *props, const char *key, int64_t fallback)
     return p && p->type == AK_PROP_INT ? p->i : fallback;
 }
 
-static ak_status copy_props(ak_doc *to, ak_props *dst, const ak_props *src)
+ak_status ak_copy_props(ak_doc *to, ak_props *dst, const ak_props *src)
 {
     for (size_t i = 0; i < src->count; i++) {
         const ak_prop *p = &src->items[i];
@@ -764,10 +766,10 @@ static ak_status copy_track(ak_clip *to, const ak_track *src)
             }
         }
     }
-    return copy_props(to->doc, &t->props, &src->props);
+    return ak_copy_props(to->doc, &t->props, &src->props);
 }
 
-static ak_status copy_clip(ak_doc *to, const ak_clip *src)
+ak_status ak_copy_clip(ak_doc *to, const ak_clip *src)
 {
     ak_clip *c = ak_clip_add(to, src->name);
     if (!c)
@@ -781,13 +783,13 @@ static ak_status copy_clip(ak_doc *to, const ak_clip *src)
     for (size_t i = 0; i < src->event_count; i++) {
         const ak_event *se = &src->events[i];
         ak_event *e = ak_event_add(c, se->time, se->type, se->info);
-        if (!e || copy_props(to, &e->props, &se->props) != AK_OK)
+        if (!e || ak_copy_props(to, &e->props, &se->props) != AK_OK)
             return AK_E_NOMEM;
     }
-    return copy_props(to, &c->props, &src->props);
+    return ak_copy_props(to, &c->props, &src->props);
 }
 
-static ak_status copy_skeleton(ak_doc *to, const ak_skeleton *src)
+ak_status ak_doc_copy_skeleton(ak_doc *to, const ak_skeleton *src)
 {
     for (size_t i = 0; i < src->bone_count; i++) {
         const ak_bone *sb = &src->bones[i];
@@ -798,7 +800,7 @@ static ak_status copy_skeleton(ak_doc *to, const ak_skeleton *src)
         *b = *sb;
         b->name = name;
         memset(&b->props, 0, sizeof b->props);
-        ak_status st = copy_props(to, &b->props, &sb->props);
+        ak_status st = ak_copy_props(to, &b->props, &sb->props);
         if (st != AK_OK)
             return st;
     }
@@ -812,11 +814,11 @@ ak_doc *ak_doc_clone(const ak_doc *doc)
         return NULL;
     ak_status st = ak_doc_set_format(copy, doc->format, doc->variant);
     for (size_t i = 0; st == AK_OK && i < doc->clip_count; i++)
-        st = copy_clip(copy, doc->clips[i]);
+        st = ak_copy_clip(copy, doc->clips[i]);
     if (st == AK_OK)
-        st = copy_props(copy, &copy->props, &doc->props);
+        st = ak_copy_props(copy, &copy->props, &doc->props);
     if (st == AK_OK)
-        st = copy_skeleton(copy, &doc->skeleton);
+        st = ak_doc_copy_skeleton(copy, &doc->skeleton);
     if (st != AK_OK) {
         ak_doc_free(copy);
         return NULL;

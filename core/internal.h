@@ -53,6 +53,18 @@ void ak_doc_attach_job(ak_doc *doc, ak_job *job, size_t limit);
 /* Tells the arena that the document is read from `input` bytes: its first
  * block is sized for what such an input typically decodes to. */
 void ak_doc_expect(ak_doc *doc, size_t input);
+/* Appends copies of `src`'s bones (with their props) to `to`'s skeleton. */
+ak_status ak_doc_copy_skeleton(ak_doc *to, const ak_skeleton *src);
+/* Copies props into `to`'s props list `dst`. */
+ak_status ak_copy_props(ak_doc *to, ak_props *dst, const ak_props *src);
+/* Appends a deep copy of `src` (keys with their stored bytes and state)
+ * to `to`. On failure the partial clip stays appended. */
+ak_status ak_copy_clip(ak_doc *to, const ak_clip *src);
+/* Frees every bone; the document then has no skeleton. */
+void ak_doc_clear_skeleton(ak_doc *doc);
+/* The skeleton's part of ak_doc_validate: parents, cycles, duplicate names
+ * and ids, rest pose. Returns the number of errors. */
+unsigned ak_validate_skeleton(const ak_doc *doc, const char *file, ak_report *report);
 /* Frees the scratch blocks a plugin left behind; every job ends with it. */
 void ak_job_release_scratch(ak_job *job);
 

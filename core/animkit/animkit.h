@@ -324,6 +324,25 @@ AK_API ak_status ak_bone_set_name(ak_doc *doc, ak_bone *bone, const char *name);
 AK_API int32_t ak_skeleton_find_name(const ak_doc *doc, const char *name);
 AK_API int32_t ak_skeleton_find_id(const ak_doc *doc, int32_t id);
 AK_API int32_t ak_skeleton_find_hash(const ak_doc *doc, uint32_t hash);
+/*
+ * Ties every track of `doc` to a bone of doc->skeleton, setting
+ * track->skeleton_bone (-1 where nothing matches). A track is tried, in
+ * order: by id (when both the track and a bone have one), by exact name,
+ * by name compared ASCII-case-insensitively with surrounding white space
+ * ignored (GTA's " Pelvis" is "pelvis"), by hash (the bone's stored hash,
+ * else the CRC-32 of its name: this finds MAB's hash-only tracks). Where
+ * several bones share a key the first wins. Tracks are never renamed.
+ * Returns the number of tracks matched, or (size_t)-1 when out of memory
+ * (every track is then left unmatched). Linear in tracks + bones.
+ * ak_read() does this for a file that carries its own skeleton.
+ */
+AK_API size_t ak_doc_match_skeleton(ak_doc *doc);
+/* Replaces doc's skeleton with a copy of `from`'s (a model file's
+ * document, a JSON dump...) and matches the tracks as above. On failure
+ * (AK_E_NOMEM, AK_E_LIMIT) doc has no skeleton and no track is matched. */
+AK_API ak_status ak_doc_attach_skeleton(ak_doc *doc, const ak_doc *from);
+/* How many tracks of `clip` are tied to a bone. */
+AK_API size_t ak_clip_skeleton_matched(const ak_clip *clip);
 
 /* Properties: the `owner` is the document the props belong to. Setting an
  * existing key replaces its value. */
@@ -360,8 +379,11 @@ AK_API void ak_doc_stats_get(const ak_doc *doc, ak_doc_stats *stats);
 AK_API void ak_clip_stats_get(const ak_clip *clip, ak_doc_stats *stats);
 
 /* Structural checks of the model (ordered times, unit quaternions, finite
- * values, duration covering the keys); each finding goes to `report` as a
- * warning or an error. Returns the number of errors. */
+ * values, duration covering the keys; for a skeleton (1.2): parents that
+ * are out of range, not before their child or in a cycle, repeated bone
+ * names or ids, non-finite rest values, non-unit rest rotations, each error
+ * naming the bone); each finding goes to `report` as a warning or an
+ * error. Returns the number of errors. */
 AK_API unsigned ak_doc_validate(const ak_doc *doc, const char *file, ak_report *report);
 
 /* JSON dump; the schema is documented in README.md. `clip` limits the
@@ -383,6 +405,115 @@ AK_API size_t ak_doc_name_bones(ak_doc *doc, const char *const *names, size_t co
 AK_API size_t ak_path_stem(const char *path, char *buf, size_t size);
 /* CRC-32 as zlib computes it (reflected 0xEDB88320, inverted in and out). */
 AK_API uint32_t ak_crc32(const void *data, size_t size);
+
+/* ------------------------------------------------------------------------
+ * Editing (API 1.2): what the CLI's replace, merge, split, rename, remove,
+ * bones, retime and diff commands do, for hosts and scripts alike.
+ * Untouched keys keep their stored bytes, so that a writer of the same
+ * format and variant re-emits them bit for bit; edited keys are marked so
+ * that writers encode them afresh.
+ * ------------------------------------------------------------------------ */
+
+/* Index of the first clip named `name` (case-insensitive, as
+ * ak_doc_find_clip), or -1. */
+AK_API long ak_doc_clip_index(const ak_doc *doc, const char *name);
+/*
+ * Puts a deep copy of `src` (a clip of any document, `doc` included) into
+ * `doc` under `name` (NULL = src's name): in place of the first clip of
+ * that name (case-insensitive; the copy takes that clip's spelling), else
+ * appended. When src's document has the same format and
+ * variant as `doc` (or `doc` is new, format ""), the copy keeps every key's
+ * stored bytes and state and the clip's props: a same-format write emits
+ * it as the donor file held it. Otherwise the copied keys lose their
+ * stored bytes (writers encode them) and props in src's format namespace
+ * ("ifp." for an ifp clip) are dropped, since they describe the other
+ * variant's layout. `index` (may be NULL) receives the clip's position.
+ * On failure `doc` is unchanged.
+ */
+AK_API ak_status ak_doc_put_clip(ak_doc *doc, const ak_clip *src, const char *name, size_t *index);
+/* Appends copies of every clip of `src` to `doc` (ak_doc_put_clip's rules
+ * for stored bytes, but never replacing: clips of equal names are all
+ * kept, as packages hold them). A new document (format "") takes src's
+ * format, variant, props and skeleton. On failure `doc` keeps the clips
+ * merged so far; free it. */
+AK_API ak_status ak_doc_merge(ak_doc *doc, const ak_doc *src);
+/* A new document with only clip `index` of `doc`, and doc's format,
+ * variant, props and skeleton (so a package splits into files of its own
+ * format). NULL when out of memory or `index` is out of range. */
+AK_API ak_doc *ak_doc_extract_clip(const ak_doc *doc, size_t index);
+
+/* Renames bones: every track whose bone is from[i] (exact match) gets
+ * to[i]; a track that also stores a bone hash gets the CRC-32 of the new
+ * name (the convention of the hashing formats). Pairs apply in one pass
+ * (a->b, b->a swaps). Returns the number of tracks renamed, or
+ * (size_t)-1 when out of memory (some tracks may be renamed). */
+AK_API size_t ak_doc_rename_bones(ak_doc *doc, const char *const *from, const char *const *to,
+                                  size_t count);
+/* Attaches a copy of `skeleton`'s bones to `doc` (ak_doc_attach_skeleton:
+ * by id, name, loose name, hash) and gives every matched track the id of
+ * its bone, when the bone has one, so that a game that finds bones by id
+ * finds them. Names are kept. `assigned` (may be NULL) receives the number
+ * of tracks that got an id. */
+AK_API ak_status ak_doc_assign_bone_ids(ak_doc *doc, const ak_doc *skeleton, size_t *assigned);
+
+/* How to retime a clip; fields apply in this order: trim, reverse, speed,
+ * resample. Zero-initialise, set struct_size, then what is wanted. */
+typedef struct ak_retime {
+    uint32_t struct_size;
+    int trim;          /* 1: keep [t0, t1] (seconds) and start it at 0 */
+    double t0, t1;
+    int reverse;       /* 1: play backwards (time -> duration - time) */
+    double speed;      /* playback speed factor (> 0; 0 or 1 = unchanged):
+                          times and the duration are divided by it */
+    double fps;        /* > 0: resample every channel at 1/fps steps from 0
+                          to the duration (slerp for rotations, lerp for
+                          translation and scale, the previous key for
+                          visibility); a key already within 1e-6 s of a step
+                          is kept as it is */
+} ak_retime;
+/* Retimes every track and event of `clip`. Keys whose time or value
+ * changes are re-encoded by writers; ticks follow times when the clip has
+ * a tick rate. speed 1, and fps equal to the rate the keys already lie on,
+ * change nothing. AK_E_USAGE for a bad range or factor; after AK_E_NOMEM
+ * the clip may be partly retimed (retime a copy to keep the original). */
+AK_API ak_status ak_clip_retime(ak_clip *clip, const ak_retime *how);
+
+/* What ak_doc_diff found, one entry per difference. */
+typedef enum ak_diff_kind {
+    AK_DIFF_CLIP_ADDED = 0,   /* only in b */
+    AK_DIFF_CLIP_REMOVED = 1, /* only in a */
+    AK_DIFF_DURATION = 2,     /* clip durations differ by more than tol */
+    AK_DIFF_TRACK_ADDED = 3,
+    AK_DIFF_TRACK_REMOVED = 4,
+    AK_DIFF_KEY_COUNT = 5,    /* a channel has count_a keys in a, count_b in b */
+    AK_DIFF_KEYS = 6,         /* same count, values or times differ by more than tol */
+    AK_DIFF_EVENTS = 7,       /* the clips' events differ */
+    AK_DIFF_KIND_MAX_ = INT32_MAX
+} ak_diff_kind;
+
+typedef struct ak_diff_entry {
+    ak_diff_kind kind;
+    const char *clip;        /* clip name (from a, or b for an added clip) */
+    const char *bone;        /* track's bone name (or "#hash"/"#id"), NULL for clip entries */
+    ak_channel_kind channel; /* AK_DIFF_KEY_COUNT and AK_DIFF_KEYS */
+    size_t count_a, count_b; /* keys (AK_DIFF_KEY_COUNT) or events (AK_DIFF_EVENTS) */
+    size_t key;              /* AK_DIFF_KEYS: index of the key with the largest difference */
+    int component;           /* that key's component: 0-3 a value, -1 the time */
+    double max_diff;         /* that largest absolute difference (durations too) */
+} ak_diff_entry;
+
+typedef struct ak_diff {
+    size_t count;
+    ak_diff_entry *entries;  /* strings point into the diffed documents */
+} ak_diff;
+
+/* Compares two documents (any formats): clips by name (the n-th clip of a
+ * name in a with the n-th of that name in b), tracks by bone name (else
+ * hash, else id), keys by position; times and values are equal when they
+ * differ by at most `tol` (a quaternion and its negation are one rotation).
+ * Free the result with ak_diff_free; count 0 means equal. */
+AK_API ak_status ak_doc_diff(const ak_doc *a, const ak_doc *b, double tol, ak_diff **out);
+AK_API void ak_diff_free(ak_diff *diff);
 
 /* ------------------------------------------------------------------------
  * The registry of codecs.

@@ -28,7 +28,16 @@
  *                    core refuses; 1.0 plugins keep loading.
  *              1.2 - skeletons: ak_bone, ak_doc.skeleton, ak_track.skeleton_bone,
  *                    ak_bone_add() and the ak_skeleton_find_*() lookups,
- *                    AK_CAP_SKELETON.
+ *                    ak_doc_match_skeleton(), ak_doc_attach_skeleton(),
+ *                    ak_clip_skeleton_matched(), AK_CAP_SKELETON.
+ *                    ak_doc_validate() checks skeletons; ak_read() ties
+ *                    the tracks of a file that carries its own skeleton;
+ *                    JSON schema 1 (and the json plugin) carry skeletons.
+ *                    Editing: ak_doc_clip_index(), ak_doc_put_clip(),
+ *                    ak_doc_merge(), ak_doc_extract_clip(),
+ *                    ak_doc_rename_bones(), ak_doc_assign_bone_ids(),
+ *                    ak_retime + ak_clip_retime(), ak_diff_* + ak_doc_diff(),
+ *                    ak_diff_free().
  *                    Bulk keys: ak_keys_append(), ak_doc_store(),
  *                    ak_keys_set_raw() (a channel's keys and stored bytes
  *                    in one call each; the per-key calls keep working).
