@@ -1,11 +1,16 @@
 /*
  * bench.c - how fast animkit reads and writes real files. Prints, per
- * file: size, keys, read and write throughput (best of N rounds), and
- * whether the same-format write is byte-identical; then the same file
- * through glTF: .glb write and read throughput (MB/s of the .glb) and
- * whether the way back is byte-identical.
+ * file: size, keys, read and same-format write throughput (best of N
+ * rounds), whether the write is byte-identical, how fast the document
+ * dumps as JSON and how fast that JSON reads back (the json plugin), and
+ * each figure beside its goal (issue 13) and as a
+ * fraction of the memcpy bandwidth measured in the same run. Then the
+ * document memory of the largest file: peak bytes and bytes per key.
  *
- *     animkit-bench [-n ROUNDS] FILE...
+ *     animkit-bench [-n ROUNDS] [--json] [--no-dump] FILE...
+ *
+ * --json prints one JSON object per line instead of the table; --no-dump
+ * skips the JSON dump (for profiling reads and writes alone).
  */
 #include <animkit/plugin.h>
 
@@ -18,7 +23,27 @@ const ak_codec *ifp_codec(void);
 const ak_codec *ani_codec(void);
 const ak_codec *anm_codec(void);
 const ak_codec *mab_codec(void);
-const ak_codec *gltf_codec(void);
+const ak_codec *json_codec(void);
+
+/* Goals in MB/s from issue 13's table (0 = none stated). */
+typedef struct goal {
+    const char *format;
+    double read, write;
+} goal;
+
+static const goal goals[] = {
+    { "ifp", 1000, 1000 }, { "ani", 1000, 1000 }, { "anm", 1000, 1000 },
+    { "mab", 300, 0 },     { "json", 0, 0 },
+};
+#define JSON_GOAL_MB_S 250.0
+
+static const goal *goal_of(const char *format)
+{
+    for (size_t i = 0; i < sizeof goals / sizeof goals[0]; i++)
+        if (!strcmp(goals[i].format, format))
+            return &goals[i];
+    return NULL;
+}
 
 static double now(void)
 {
@@ -27,112 +52,291 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void bench_file(const ak_registry *reg, const char *path, int rounds)
+/* Best-of-rounds memcpy bandwidth over 64 MB, in GB/s: the ceiling any
+ * decoder that touches each input byte once can be compared with. */
+static double memcpy_gb_s(int rounds)
+{
+    size_t n = 64u << 20;
+    unsigned char *a = malloc(n), *b = malloc(n);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return 0;
+    }
+    memset(a, 1, n);
+    memset(b, 2, n);
+    double best = 1e30;
+    for (int r = 0; r < rounds + 1; r++) {
+        double t0 = now();
+        memcpy(b, a, n);
+        double t = now() - t0;
+        a[r % n] ^= b[(r * 7919) % n]; /* keep the copies observable */
+        if (t < best)
+            best = t;
+    }
+    free(a);
+    free(b);
+    return n / best / 1e9;
+}
+
+/* An allocator that counts live and peak bytes, for the memory figures. */
+typedef struct counting {
+    size_t live, peak;
+} counting;
+
+typedef struct hdr {
+    size_t size;
+    size_t pad_;
+} hdr;
+
+static void *c_alloc(void *user, size_t size)
+{
+    counting *c = user;
+    hdr *h = malloc(sizeof *h + size);
+    if (!h)
+        return NULL;
+    h->size = size;
+    c->live += size;
+    if (c->live > c->peak)
+        c->peak = c->live;
+    return h + 1;
+}
+
+static void c_free(void *user, void *ptr)
+{
+    if (!ptr)
+        return;
+    counting *c = user;
+    hdr *h = (hdr *)ptr - 1;
+    c->live -= h->size;
+    free(h);
+}
+
+static void *c_realloc(void *user, void *ptr, size_t size)
+{
+    if (!ptr)
+        return c_alloc(user, size);
+    counting *c = user;
+    hdr *h = (hdr *)ptr - 1;
+    size_t old = h->size;
+    hdr *n = realloc(h, sizeof *n + size);
+    if (!n)
+        return NULL;
+    n->size = size;
+    c->live = c->live - old + size;
+    if (c->live > c->peak)
+        c->peak = c->live;
+    return n + 1;
+}
+
+typedef struct result {
+    const char *path;
+    const char *format;
+    size_t bytes, keys, json_bytes;
+    double read_s, write_s, json_s; /* best times; 0 = not measured */
+    double json_read_s;             /* reading the dump back */
+    int identical;                  /* -1 = read-only format */
+} result;
+
+static size_t doc_keys(const ak_doc *doc)
+{
+    ak_doc_stats s;
+    ak_doc_stats_get(doc, &s);
+    return s.keys[0] + s.keys[1] + s.keys[2] + s.keys[3];
+}
+
+/* The JSON dump of `doc` into memory, timed; then, if `reg` is given, the
+ * time the json plugin takes to read it back. Returns the dump's size, or
+ * 0. */
+static size_t dump_json(const ak_registry *reg, const ak_doc *doc, double *seconds, double *read_seconds)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    if (!f)
+        return 0;
+    double t0 = now();
+    ak_status st = ak_doc_write_json(doc, NULL, AK_JSON_RAW, f);
+    fflush(f);
+    *seconds = now() - t0;
+    fclose(f);
+    *read_seconds = 0;
+    if (st == AK_OK && reg) {
+        ak_options o = { sizeof o, "json", "dump.json", NULL, 0 };
+        ak_doc *back;
+        ak_report rep = { 0 };
+        double t1 = now();
+        if (ak_read(reg, (const unsigned char *)buf, size, &o, &back, &rep) == AK_OK) {
+            *read_seconds = now() - t1;
+            ak_doc_free(back);
+        }
+    }
+    free(buf);
+    return st == AK_OK ? size : 0;
+}
+
+static int skip_dump;
+
+static int bench_file(const ak_registry *reg, const char *path, int rounds, result *res)
 {
     ak_mapped_file f;
     ak_report rep = { 0 };
+    memset(res, 0, sizeof *res);
+    res->path = path;
+    res->identical = -1;
     if (ak_file_map(path, &f, &rep) != AK_OK) {
-        printf("%s: %s\n", path, rep.message);
-        return;
+        fprintf(stderr, "%s\n", rep.message);
+        return 0;
     }
     ak_options o = { sizeof o, NULL, path, NULL, 0 };
-    double best_read = 1e30, best_write = 1e30;
-    size_t keys = 0, out_size = 0;
-    int identical = -1;
-    const char *format = "?";
+    res->bytes = f.size;
+    res->format = "?";
     for (int r = 0; r < rounds; r++) {
         ak_doc *doc;
         ak_report rr = { 0 };
         double t0 = now();
         if (ak_read(reg, f.data, f.size, &o, &doc, &rr) != AK_OK) {
-            printf("%s: %s\n", path, rr.message);
+            fprintf(stderr, "%s\n", rr.message);
             ak_file_unmap(&f);
-            return;
+            return 0;
         }
-        double t1 = now();
-        if (t1 - t0 < best_read)
-            best_read = t1 - t0;
-        ak_doc_stats s;
-        ak_doc_stats_get(doc, &s);
-        keys = s.keys[0] + s.keys[1] + s.keys[2] + s.keys[3];
-        format = ak_registry_find(reg, doc->format)->codec->name;
-        if (ak_registry_find(reg, doc->format)->codec->write) {
+        double t = now() - t0;
+        if (!r || t < res->read_s)
+            res->read_s = t;
+        res->keys = doc_keys(doc);
+        const ak_codec *codec = ak_registry_find(reg, doc->format)->codec;
+        res->format = codec->name;
+        if (codec->write) {
             unsigned char *out;
+            size_t out_size;
             ak_report wr = { 0 };
             ak_options w = { sizeof w, doc->format, NULL, NULL, 0 };
             double t2 = now();
             if (ak_write(reg, doc, &w, &out, &out_size, &wr) == AK_OK) {
-                double t3 = now();
-                if (t3 - t2 < best_write)
-                    best_write = t3 - t2;
-                identical = out_size == f.size && memcmp(out, f.data, f.size) == 0;
+                double tw = now() - t2;
+                if (res->identical < 0 || tw < res->write_s)
+                    res->write_s = tw;
+                res->identical = out_size == f.size && memcmp(out, f.data, f.size) == 0;
                 ak_buffer_free(reg, out);
             }
         }
+        double tj = 0, tjr = 0;
+        /* JSON is slow next to the binary forms: best of at most 3 rounds. */
+        size_t jb = skip_dump || r >= 3 ? 0 : dump_json(r == 0 ? reg : NULL, doc, &tj, &tjr);
+        if (jb && (!res->json_s || tj < res->json_s)) {
+            res->json_s = tj;
+            res->json_bytes = jb;
+        }
+        if (tjr > 0 && (!res->json_read_s || tjr < res->json_read_s))
+            res->json_read_s = tjr;
         ak_doc_free(doc);
     }
-    double mb = f.size / 1e6;
-    printf("%-48s %-4s %9zu B %8zu keys  read %8.1f MB/s %6.2f Mkeys/s", path, format, f.size, keys,
-           mb / best_read, keys / best_read / 1e6);
-    if (identical >= 0)
-        printf("  write %8.1f MB/s  %s\n", mb / best_write, identical ? "byte-identical" : "DIFFERS");
-    else
-        printf("  (read-only format)\n");
     ak_file_unmap(&f);
+    return 1;
 }
 
-/* The file -> .glb -> its own format, best of `rounds`. */
-static void bench_gltf(const ak_registry *reg, const char *path, int rounds)
+static double rate(size_t bytes, double s) { return s > 0 ? bytes / s / 1e6 : 0; }
+
+static void print_json(const result *r, double mcpy)
 {
-    ak_mapped_file f;
+    const goal *g = goal_of(r->format);
+    double rd = rate(r->bytes, r->read_s), wr = rate(r->bytes, r->write_s), js = rate(r->json_bytes, r->json_s);
+    printf("{\"file\":\"%s\",\"format\":\"%s\",\"bytes\":%zu,\"keys\":%zu,\"read_mb_s\":%.1f,", r->path,
+           r->format, r->bytes, r->keys, rd);
+    if (r->identical >= 0)
+        printf("\"write_mb_s\":%.1f,", wr);
+    else
+        printf("\"write_mb_s\":null,");
+    printf("\"read_mkeys_s\":%.2f,\"identical\":%s", r->read_s > 0 ? r->keys / r->read_s / 1e6 : 0,
+           r->identical < 0 ? "null" : r->identical ? "true" : "false");
+    printf(",\"read_goal_mb_s\":%.0f,\"write_goal_mb_s\":%.0f", g ? g->read : 0, g ? g->write : 0);
+    printf(",\"read_of_memcpy\":%.4f,\"write_of_memcpy\":%.4f", rd / (mcpy * 1e3),
+           r->identical >= 0 ? wr / (mcpy * 1e3) : 0.0);
+    printf(",\"json_mb_s\":%.1f,\"json_goal_mb_s\":%.0f,\"json_bytes\":%zu,\"json_read_mb_s\":%.1f}\n", js,
+           JSON_GOAL_MB_S, r->json_bytes, rate(r->json_bytes, r->json_read_s));
+}
+
+static const char *verdict(double figure, double goal_mb_s)
+{
+    if (goal_mb_s <= 0)
+        return "    ";
+    return figure >= goal_mb_s ? "ok  " : "MISS";
+}
+
+static void print_row(const result *r, double mcpy)
+{
+    const goal *g = goal_of(r->format);
+    double rd = rate(r->bytes, r->read_s), wr = rate(r->bytes, r->write_s), js = rate(r->json_bytes, r->json_s);
+    const char *base = strrchr(r->path, '/');
+    base = base ? base + 1 : r->path;
+    printf("%-40.40s %-4s %8zu B %7zu k | read %7.1f MB/s (goal %4.0f %s %5.3f of memcpy) %5.2f Mk/s", base,
+           r->format, r->bytes, r->keys, rd, g ? g->read : 0, verdict(rd, g ? g->read : 0), rd / (mcpy * 1e3),
+           r->read_s > 0 ? r->keys / r->read_s / 1e6 : 0);
+    if (r->identical >= 0)
+        printf(" | write %7.1f MB/s (goal %4.0f %s %5.3f) %s", wr, g ? g->write : 0,
+               verdict(wr, g ? g->write : 0), wr / (mcpy * 1e3), r->identical ? "identical" : "DIFFERS");
+    else
+        printf(" | write -");
+    printf(" | json %6.1f MB/s (goal %.0f %s), read back %5.1f MB/s\n", js, JSON_GOAL_MB_S,
+           verdict(js, JSON_GOAL_MB_S), rate(r->json_bytes, r->json_read_s));
+}
+
+static void add_codecs(ak_registry *reg, ak_report *rep)
+{
+    const ak_codec *codecs[] = { ifp_codec(), ani_codec(), anm_codec(), mab_codec(), json_codec() };
+    for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
+        ak_registry_add_codec(reg, codecs[i], 0, rep);
+}
+
+/* Document memory of one read of `path`: peak bytes the library held. */
+static void memory_of(const char *path, int json)
+{
+    counting cnt = { 0, 0 };
+    ak_allocator a = { c_alloc, c_realloc, c_free, &cnt };
+    ak_registry_config cfg = { sizeof cfg, AK_REG_NO_PLUGINS, NULL, &a, NULL, NULL, NULL };
+    ak_registry *reg;
     ak_report rep = { 0 };
-    ak_doc *doc = NULL;
-    ak_options o = { sizeof o, NULL, path, NULL, 0 }, g = { sizeof g, "gltf", "bench.glb", NULL, 0 };
-    if (ak_file_map(path, &f, &rep) != AK_OK || ak_read(reg, f.data, f.size, &o, &doc, &rep) != AK_OK) {
-        printf("  glTF: %s\n", rep.message);
+    if (ak_registry_open(&cfg, &reg, &rep) != AK_OK)
         return;
+    add_codecs(reg, &rep);
+    size_t base = cnt.live;
+    cnt.peak = base;
+    ak_doc *doc = NULL;
+    ak_options o = { sizeof o, NULL, path, NULL, 0 };
+    if (ak_read_file(reg, path, &o, &doc, &rep) == AK_OK) {
+        size_t keys = doc_keys(doc), peak = cnt.peak - base, held = cnt.live - base;
+        if (json)
+            printf("{\"memory_file\":\"%s\",\"keys\":%zu,\"peak_bytes\":%zu,\"doc_bytes\":%zu,"
+                   "\"bytes_per_key\":%.1f,\"key_struct_bytes\":%zu}\n",
+                   path, keys, peak, held, keys ? (double)held / keys : 0.0, sizeof(ak_key));
+        else
+            printf("memory: %s: %zu keys, peak %zu bytes during the read, %zu held by the document "
+                   "= %.1f bytes per key (ak_key itself is %zu)\n",
+                   path, keys, peak, held, keys ? (double)held / keys : 0.0, sizeof(ak_key));
+        ak_doc_free(doc);
     }
-    double best_write = 1e30, best_read = 1e30;
-    size_t glb_size = 0;
-    int identical = -1;
-    for (int r = 0; r < rounds; r++) {
-        unsigned char *glb = NULL, *back = NULL;
-        size_t back_size;
-        ak_doc *again = NULL;
-        ak_report rr = { 0 };
-        double t0 = now();
-        if (ak_write(reg, doc, &g, &glb, &glb_size, &rr) != AK_OK)
-            break;
-        double t1 = now();
-        ak_status st = ak_read(reg, glb, glb_size, &g, &again, &rr);
-        double t2 = now();
-        best_write = t1 - t0 < best_write ? t1 - t0 : best_write;
-        best_read = t2 - t1 < best_read ? t2 - t1 : best_read;
-        ak_options w = { sizeof w, doc->format, NULL, NULL, 0 };
-        if (st == AK_OK && ak_registry_find(reg, doc->format)->codec->write &&
-            ak_write(reg, again, &w, &back, &back_size, &rr) == AK_OK) {
-            identical = back_size == f.size && memcmp(back, f.data, f.size) == 0;
-            ak_buffer_free(reg, back);
-        }
-        ak_doc_free(again);
-        ak_buffer_free(reg, glb);
-    }
-    double mb = glb_size / 1e6;
-    printf("  -> glb %9zu B  write %8.1f MB/s  read %8.1f MB/s  %s\n", glb_size, mb / best_write, mb / best_read,
-           identical < 0 ? "(read-only format)" : identical ? "back byte-identical" : "back DIFFERS");
-    ak_doc_free(doc);
-    ak_file_unmap(&f);
+    ak_registry_free(reg);
 }
 
 int main(int argc, char **argv)
 {
-    int rounds = 5, first = 1;
-    if (argc > 2 && !strcmp(argv[1], "-n")) {
-        rounds = atoi(argv[2]);
-        first = 3;
+    int rounds = 5, json = 0, first = 1;
+    while (first < argc && argv[first][0] == '-') {
+        if (!strcmp(argv[first], "-n") && first + 1 < argc) {
+            rounds = atoi(argv[first + 1]);
+            first += 2;
+        } else if (!strcmp(argv[first], "--no-dump")) {
+            skip_dump = 1;
+            first++;
+        } else if (!strcmp(argv[first], "--json")) {
+            json = 1;
+            first++;
+        } else {
+            break;
+        }
     }
     if (first >= argc || rounds < 1) {
-        fprintf(stderr, "usage: animkit-bench [-n ROUNDS] FILE...\n");
+        fprintf(stderr, "usage: animkit-bench [-n ROUNDS] [--json] [--no-dump] FILE...\n");
         return 64;
     }
     ak_registry_config cfg = { sizeof cfg, AK_REG_NO_PLUGINS, NULL, NULL, NULL, NULL, NULL };
@@ -140,14 +344,29 @@ int main(int argc, char **argv)
     ak_report rep = { 0 };
     if (ak_registry_open(&cfg, &reg, &rep) != AK_OK)
         return 70;
-    const ak_codec *codecs[] = { ifp_codec(), ani_codec(), anm_codec(), mab_codec(), gltf_codec() };
-    for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
-        ak_registry_add_codec(reg, codecs[i], 0, &rep);
-    printf("animkit %s, best of %d rounds\n", ak_version(), rounds);
+    add_codecs(reg, &rep);
+    double mcpy = memcpy_gb_s(rounds < 10 ? rounds : 10); /* 64 MB a round: 10 are plenty */
+    if (json)
+        printf("{\"memcpy_gb_s\":%.2f,\"rounds\":%d,\"version\":\"%s\"}\n", mcpy, rounds, ak_version());
+    else
+        printf("animkit %s, best of %d rounds; memcpy %.2f GB/s in this run\n", ak_version(), rounds, mcpy);
+    const char *largest = NULL;
+    size_t largest_size = 0;
     for (int i = first; i < argc; i++) {
-        bench_file(reg, argv[i], rounds);
-        bench_gltf(reg, argv[i], rounds);
+        result r;
+        if (!bench_file(reg, argv[i], rounds, &r))
+            continue;
+        if (json)
+            print_json(&r, mcpy);
+        else
+            print_row(&r, mcpy);
+        if (r.bytes > largest_size && r.keys) {
+            largest_size = r.bytes;
+            largest = argv[i];
+        }
     }
     ak_registry_free(reg);
+    if (largest)
+        memory_of(largest, json);
     return 0;
 }

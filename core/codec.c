@@ -101,6 +101,7 @@ ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size, const 
         return AK_E_NOMEM;
     }
     ak_doc_attach_job(doc, &job, read_limit(options, size));
+    ak_doc_expect(doc, size);
     ak_status st = codec->read(&job, bytes, size, doc);
     ak_job_release_scratch(&job);
     if (job.failed) /* the first error wins: a cap hit inside a helper, not its fallout */

@@ -1,10 +1,13 @@
 /* doc.c - the document model: clips, tracks, keys, events and properties,
- * all allocated from the document's own heap so that one call frees it and
- * a read can be capped. */
+ * all allocated from the document's own arena so that freeing a document
+ * is a few free() calls and a read can be capped. */
 #include "internal.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 enum { KEY_HAS_RAW = 1, KEY_TOUCHED = 2 };
 
@@ -66,35 +69,121 @@ void ak_heap_free(ak_heap *heap, void *ptr, size_t size)
     heap->used -= size < heap->used ? size : heap->used;
 }
 
-/* Strings and raw bytes live in an arena: they are never freed one by one. */
+/* Everything a document holds (clips, tracks, key and prop arrays, strings,
+ * stored bytes) lives in an arena: nothing is freed one by one, and the
+ * blocks grow with the document, so freeing it is a few free() calls. */
 typedef struct ak_arena_block {
     struct ak_arena_block *next;
     size_t size, used;
-    unsigned char bytes[];
+    max_align_t align_[]; /* the bytes, aligned for any type */
 } ak_arena_block;
 
 #define ARENA_BLOCK 16384u
+#define ARENA_BLOCK_MAX (8u << 20)
+#define HUGE_PAGE (2u << 20)
+#define ARENA_ALIGN 8u
+
+static unsigned char *block_bytes(ak_arena_block *b) { return (unsigned char *)b->align_; }
+
+static size_t arena_round(size_t size) { return (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1); }
+
+/* Large blocks are filled front to back with key arrays: on Linux, ask
+ * for transparent huge pages there, so that a document of many megabytes
+ * takes a few page faults instead of one per 4 KiB (most of the time of
+ * a short-lived `animkit info` otherwise). Only a hint: ignored where it
+ * is not supported. */
+static void advise_huge_pages(unsigned char *p, size_t size)
+{
+#ifdef MADV_HUGEPAGE
+    uintptr_t start = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    uintptr_t end = ((uintptr_t)p + size) & ~(uintptr_t)(HUGE_PAGE - 1);
+    if (end > start)
+        (void)madvise((void *)start, end - start, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)size;
+#endif
+}
+
+/* A new block for at least `need` bytes: as large as everything so far
+ * (up to ARENA_BLOCK_MAX) so that big documents take few blocks, but only
+ * `need` when the read's limit would refuse more. */
+static ak_arena_block *arena_block(struct ak_doc_private *pv, size_t need)
+{
+    size_t cap = pv->arena_total < ARENA_BLOCK ? ARENA_BLOCK : pv->arena_total;
+    if (!pv->arena && pv->arena_first > cap)
+        cap = pv->arena_first;
+    if (cap > ARENA_BLOCK_MAX)
+        cap = ARENA_BLOCK_MAX;
+    if (cap < need)
+        cap = need;
+    ak_heap *heap = &pv->heap;
+    if (heap->limit && cap > need && (cap > heap->limit || heap->used > heap->limit - cap))
+        cap = need;
+    if (cap > SIZE_MAX - sizeof(ak_arena_block))
+        return NULL;
+    ak_arena_block *b = ak_heap_alloc(heap, sizeof *b + cap);
+    if (!b)
+        return NULL;
+    advise_huge_pages(block_bytes(b), cap);
+    b->size = cap;
+    b->used = 0;
+    b->next = pv->arena;
+    pv->arena = b;
+    pv->arena_total += cap;
+    return b;
+}
 
 static void *arena_alloc(ak_doc *doc, size_t size)
 {
     struct ak_doc_private *pv = doc->private_;
     ak_arena_block *b = pv->arena;
-    size_t aligned = (size + 7u) & ~(size_t)7u;
+    size_t aligned = arena_round(size);
     if (aligned < size)
         return NULL;
     if (!b || b->size - b->used < aligned) {
-        size_t cap = aligned > ARENA_BLOCK ? aligned : ARENA_BLOCK;
-        b = ak_heap_alloc(&pv->heap, sizeof *b + cap);
+        b = arena_block(pv, aligned);
         if (!b)
             return NULL;
-        b->size = cap;
-        b->used = 0;
-        b->next = pv->arena;
-        pv->arena = b;
     }
-    void *p = b->bytes + b->used;
+    void *p = block_bytes(b) + b->used;
     b->used += aligned;
+    pv->arena_last = p;
     return p;
+}
+
+/* Grows an arena array of `elem` sized items so that `need` fit: in place
+ * when it is the block's last allocation and the block has room (then to
+ * exactly `need`), else into a copy with room to double (the old copy
+ * stays in the arena until the document is freed). */
+static int arena_grow(ak_doc *doc, void **items, size_t *capacity, size_t need, size_t elem)
+{
+    if (need <= *capacity)
+        return 1;
+    if (need > SIZE_MAX / 2 / elem)
+        return 0;
+    struct ak_doc_private *pv = doc->private_;
+    ak_arena_block *b = pv->arena;
+    if (*items && *items == pv->arena_last) {
+        size_t start = (size_t)((unsigned char *)*items - block_bytes(b));
+        size_t bytes = arena_round(need * elem);
+        if (bytes <= b->size - start) {
+            b->used = start + bytes;
+            *capacity = need;
+            return 1;
+        }
+    }
+    size_t cap = *capacity ? *capacity * 2 : 4;
+    if (cap < need)
+        cap = need;
+    void *p = arena_alloc(doc, cap * elem);
+    if (!p)
+        return 0;
+    if (*capacity)
+        memcpy(p, *items, *capacity * elem);
+    *items = p;
+    *capacity = cap;
+    return 1;
 }
 
 static const char *arena_strndup(ak_doc *doc, const char *s, size_t n)
@@ -165,34 +254,18 @@ void ak_doc_attach_job(ak_doc *doc, ak_job *job, size_t limit)
         job->heap = &doc->private_->heap;
 }
 
+/* Binary key formats spend 6 to 20 bytes a key and the model 72 plus the
+ * stored bytes: a document is about 8 times its input. One block of that
+ * size (up to ARENA_BLOCK_MAX) instead of a doubling series saves the small
+ * blocks' page faults, and lets a large one use huge pages from the start. */
+void ak_doc_expect(ak_doc *doc, size_t input)
+{
+    size_t guess = input > ARENA_BLOCK_MAX / 8 ? ARENA_BLOCK_MAX : input * 8;
+    doc->private_->arena_first = guess;
+}
+
 ak_doc *ak_doc_new(void) { return ak_doc_new_with(NULL, 0); }
 
-static void props_free(ak_heap *heap, ak_props *props)
-{
-    ak_heap_free(heap, props->items, props->capacity_ * sizeof(ak_prop));
-    props->items = NULL;
-    props->count = props->capacity_ = 0;
-}
-
-static void track_free(ak_heap *heap, ak_track *t)
-{
-    for (int c = 0; c < AK_CHANNELS; c++)
-        ak_heap_free(heap, t->channel[c].keys, t->channel[c].capacity_ * sizeof(ak_key));
-    props_free(heap, &t->props);
-    ak_heap_free(heap, t, sizeof *t);
-}
-
-static void clip_free(ak_heap *heap, ak_clip *clip)
-{
-    for (size_t i = 0; i < clip->track_count; i++)
-        track_free(heap, clip->tracks[i]);
-    ak_heap_free(heap, clip->tracks, clip->track_capacity_ * sizeof(ak_track *));
-    for (size_t i = 0; i < clip->event_count; i++)
-        props_free(heap, &clip->events[i].props);
-    ak_heap_free(heap, clip->events, clip->event_capacity_ * sizeof(ak_event));
-    props_free(heap, &clip->props);
-    ak_heap_free(heap, clip, sizeof *clip);
-}
 
 static size_t clip_capacity(const ak_doc *doc)
 {
@@ -209,9 +282,7 @@ static size_t clip_capacity(const ak_doc *doc)
 void ak_doc_clear_skeleton(ak_doc *doc)
 {
     ak_heap *heap = doc_heap(doc);
-    ak_skeleton *sk = &doc->skeleton;
-    for (size_t i = 0; i < sk->bone_count; i++)
-        props_free(heap, &sk->bones[i].props);
+    ak_skeleton *sk = &doc->skeleton; /* the bones' props live in the arena */
     ak_heap_free(heap, sk->bones, sk->bone_capacity_ * sizeof(ak_bone));
     memset(sk, 0, sizeof *sk);
 }
@@ -222,11 +293,8 @@ void ak_doc_free(ak_doc *doc)
         return;
     struct ak_doc_private *pv = doc->private_;
     ak_heap *heap = &pv->heap;
-    for (size_t i = 0; i < doc->clip_count; i++)
-        clip_free(heap, doc->clips[i]);
     ak_doc_clear_skeleton(doc);
     ak_heap_free(heap, doc->clips, clip_capacity(doc) * sizeof(ak_clip *));
-    props_free(heap, &doc->props);
     for (ak_arena_block *b = pv->arena, *next; b; b = next) {
         next = b->next;
         ak_heap_free(heap, b, sizeof *b + b->size);
@@ -255,16 +323,14 @@ ak_clip *ak_clip_add(ak_doc *doc, const char *name)
     if (!grow_array(heap, &items, &cap, doc->clip_count + 1, sizeof(ak_clip *)))
         return NULL;
     doc->clips = items;
-    ak_clip *clip = ak_heap_alloc(heap, sizeof *clip);
+    ak_clip *clip = arena_alloc(doc, sizeof *clip);
     if (!clip)
         return NULL;
     memset(clip, 0, sizeof *clip);
     clip->doc = doc;
     clip->name = arena_strdup(doc, name);
-    if (!clip->name) {
-        ak_heap_free(heap, clip, sizeof *clip);
+    if (!clip->name)
         return NULL;
-    }
     doc->clips[doc->clip_count++] = clip;
     return clip;
 }
@@ -272,8 +338,7 @@ ak_clip *ak_clip_add(ak_doc *doc, const char *name)
 void ak_clip_remove(ak_doc *doc, size_t index)
 {
     if (index >= doc->clip_count)
-        return;
-    clip_free(doc_heap(doc), doc->clips[index]);
+        return; /* the clip's memory stays in the arena until ak_doc_free */
     memmove(doc->clips + index, doc->clips + index + 1,
             (doc->clip_count - index - 1) * sizeof(ak_clip *));
     /* Keep the array's capacity consistent with clip_capacity(). */
@@ -314,12 +379,11 @@ ak_clip *ak_doc_find_clip(const ak_doc *doc, const char *name)
 
 ak_track *ak_track_add(ak_clip *clip, const char *bone)
 {
-    ak_heap *heap = doc_heap(clip->doc);
     void *items = clip->tracks;
-    if (!grow_array(heap, &items, &clip->track_capacity_, clip->track_count + 1, sizeof(ak_track *)))
+    if (!arena_grow(clip->doc, &items, &clip->track_capacity_, clip->track_count + 1, sizeof(ak_track *)))
         return NULL;
     clip->tracks = items;
-    ak_track *t = ak_heap_alloc(heap, sizeof *t);
+    ak_track *t = arena_alloc(clip->doc, sizeof *t);
     if (!t)
         return NULL;
     memset(t, 0, sizeof *t);
@@ -327,10 +391,8 @@ ak_track *ak_track_add(ak_clip *clip, const char *bone)
     t->weight = 1.0;
     t->skeleton_bone = -1;
     t->bone = arena_strdup(clip->doc, bone);
-    if (!t->bone) {
-        ak_heap_free(heap, t, sizeof *t);
+    if (!t->bone)
         return NULL;
-    }
     clip->tracks[clip->track_count++] = t;
     return t;
 }
@@ -351,18 +413,18 @@ ak_status ak_channel_reserve(ak_track *track, ak_channel_kind kind, size_t count
     ak_channel *ch = &track->channel[kind];
     if (count > SIZE_MAX - ch->count)
         return AK_E_LIMIT;
-    void *items = ch->keys;
     size_t need = ch->count + count;
     if (need <= ch->capacity_)
         return AK_OK;
     /* Reserve exactly: readers know their counts, and exact sizes keep the
      * memory cap meaningful. */
-    if (need > SIZE_MAX / sizeof(ak_key))
+    if (need > SIZE_MAX / 2 / sizeof(ak_key))
         return AK_E_LIMIT;
-    void *p = ak_heap_realloc(doc_heap(track->clip->doc), items, ch->capacity_ * sizeof(ak_key),
-                              need * sizeof(ak_key));
+    void *p = arena_alloc(track->clip->doc, need * sizeof(ak_key));
     if (!p)
         return AK_E_NOMEM;
+    if (ch->count)
+        memcpy(p, ch->keys, ch->count * sizeof(ak_key));
     ch->keys = p;
     ch->capacity_ = need;
     return AK_OK;
@@ -372,30 +434,63 @@ ak_key *ak_key_add(ak_track *track, ak_channel_kind kind)
 {
     if ((unsigned)kind >= AK_CHANNELS)
         return NULL;
-    ak_channel *ch = &track->channel[kind];
-    void *items = ch->keys;
-    if (!grow_array(doc_heap(track->clip->doc), &items, &ch->capacity_, ch->count + 1, sizeof(ak_key)))
-        return NULL;
-    ch->keys = items;
-    ak_key *k = &ch->keys[ch->count++];
-    memset(k, 0, sizeof *k);
-    if (kind == AK_ROTATION)
-        k->v[3] = 1.0;
-    return k;
+    return ak_keys_append(track, kind, 1);
 }
 
+ak_key *ak_keys_append(ak_track *track, ak_channel_kind kind, size_t count)
+{
+    if ((unsigned)kind >= AK_CHANNELS)
+        return NULL;
+    ak_channel *ch = &track->channel[kind];
+    if (count > SIZE_MAX - ch->count)
+        return NULL;
+    void *items = ch->keys;
+    if (!arena_grow(track->clip->doc, &items, &ch->capacity_, ch->count + count, sizeof(ak_key)))
+        return NULL;
+    ch->keys = items;
+    ak_key *first = &ch->keys[ch->count];
+    ch->count += count;
+    memset(first, 0, count * sizeof *first);
+    if (kind == AK_ROTATION)
+        for (size_t i = 0; i < count; i++)
+            first[i].v[3] = 1.0;
+    return first;
+}
+
+/* One word of a key, scrambled by a bijection of its own: multiplying by
+ * an odd constant, then folding the high half down. */
+static uint64_t lane(uint64_t w, uint64_t m)
+{
+    w *= m;
+    return w ^ (w >> 32);
+}
+
+static uint64_t word_of(const void *p)
+{
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    return w;
+}
+
+/* The fingerprint of time, tick and v. Each of the six words passes
+ * through its own bijection and the results are XORed: a change to any
+ * one word always changes the fingerprint (like the byte-wise FNV-1a used
+ * before), while the six lanes are independent, so hashing a key costs a
+ * handful of cycles instead of 48 dependent multiplications. Private:
+ * never stored outside a running process. */
 static uint64_t key_fingerprint(const ak_key *k)
 {
-    unsigned char buf[sizeof k->time + sizeof k->tick + sizeof k->v];
-    memcpy(buf, &k->time, sizeof k->time);
-    memcpy(buf + sizeof k->time, &k->tick, sizeof k->tick);
-    memcpy(buf + sizeof k->time + sizeof k->tick, k->v, sizeof k->v);
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-    for (size_t i = 0; i < sizeof buf; i++) {
-        h ^= buf[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
+    return lane(word_of(&k->time), 0x9E3779B97F4A7C15ull) ^ lane((uint64_t)k->tick, 0xC2B2AE3D27D4EB4Full) ^
+           lane(word_of(&k->v[0]), 0x165667B19E3779F9ull) ^ lane(word_of(&k->v[1]), 0xD6E8FEB86659FD93ull) ^
+           lane(word_of(&k->v[2]), 0xFF51AFD7ED558CCDull) ^ lane(word_of(&k->v[3]), 0xC4CEB9FE1A85EC53ull);
+}
+
+static void attach_raw(ak_key *key, const unsigned char *raw, size_t size)
+{
+    key->raw = raw;
+    key->raw_size = (uint32_t)size;
+    key->flags_ = (key->flags_ | KEY_HAS_RAW) & ~(uint32_t)KEY_TOUCHED;
+    key->fingerprint_ = key_fingerprint(key);
 }
 
 ak_status ak_key_set_raw(ak_track *track, ak_key *key, const void *raw, size_t size)
@@ -409,10 +504,28 @@ ak_status ak_key_set_raw(ak_track *track, ak_key *key, const void *raw, size_t s
             return AK_E_NOMEM;
         memcpy(copy, raw, size);
     }
-    key->raw = copy;
-    key->raw_size = (uint32_t)size;
-    key->flags_ = (key->flags_ | KEY_HAS_RAW) & ~(uint32_t)KEY_TOUCHED;
-    key->fingerprint_ = key_fingerprint(key);
+    attach_raw(key, copy, size);
+    return AK_OK;
+}
+
+unsigned char *ak_doc_store(ak_doc *doc, const void *bytes, size_t size)
+{
+    unsigned char *copy = arena_alloc(doc, size ? size : 1);
+    if (copy && size) {
+        if (bytes)
+            memcpy(copy, bytes, size);
+        else
+            memset(copy, 0, size);
+    }
+    return copy;
+}
+
+ak_status ak_keys_set_raw(ak_key *keys, size_t count, const unsigned char *base, size_t stride, size_t size)
+{
+    if (size > UINT32_MAX || (count && !base && size))
+        return AK_E_USAGE;
+    for (size_t i = 0; i < count; i++)
+        attach_raw(&keys[i], size ? base + i * stride : NULL, size);
     return AK_OK;
 }
 
@@ -457,8 +570,7 @@ uint64_t ak_key_digest(const ak_key *key, ak_channel_kind kind)
 ak_event *ak_event_add(ak_clip *clip, double time, const char *type, const char *info)
 {
     void *items = clip->events;
-    if (!grow_array(doc_heap(clip->doc), &items, &clip->event_capacity_, clip->event_count + 1,
-                    sizeof(ak_event)))
+    if (!arena_grow(clip->doc, &items, &clip->event_capacity_, clip->event_count + 1, sizeof(ak_event)))
         return NULL;
     clip->events = items;
     const char *t = arena_strdup(clip->doc, type);
@@ -531,7 +643,7 @@ static ak_prop *prop_slot(ak_doc *owner, ak_props *props, const char *key)
         if (strcmp(props->items[i].key, key) == 0)
             return &props->items[i];
     void *items = props->items;
-    if (!grow_array(doc_heap(owner), &items, &props->capacity_, props->count + 1, sizeof(ak_prop)))
+    if (!arena_grow(owner, &items, &props->capacity_, props->count + 1, sizeof(ak_prop)))
         return NULL;
     props->items = items;
     const char *k = arena_strdup(owner, key);

@@ -16,7 +16,10 @@ typedef struct ak_heap {
 
 struct ak_doc_private {
     ak_heap heap;
-    struct ak_arena_block *arena;
+    struct ak_arena_block *arena; /* the newest block; older ones follow `next` */
+    void *arena_last;             /* the newest allocation (arrays grow in place there) */
+    size_t arena_total;           /* bytes in all blocks */
+    size_t arena_first;           /* size of the first block (ak_doc_expect) */
 };
 
 struct ak_job {
@@ -47,6 +50,9 @@ void ak_heap_free(ak_heap *heap, void *ptr, size_t size);
 /* A document whose memory comes from `allocator` and is capped at `limit`. */
 ak_doc *ak_doc_new_with(const ak_allocator *allocator, size_t limit);
 void ak_doc_attach_job(ak_doc *doc, ak_job *job, size_t limit);
+/* Tells the arena that the document is read from `input` bytes: its first
+ * block is sized for what such an input typically decodes to. */
+void ak_doc_expect(ak_doc *doc, size_t input);
 /* Appends copies of `src`'s bones (with their props) to `to`'s skeleton. */
 ak_status ak_doc_copy_skeleton(ak_doc *to, const ak_skeleton *src);
 /* Copies props into `to`'s props list `dst`. */
@@ -75,6 +81,16 @@ void ak_sink_init(ak_sink *sink, const ak_allocator *allocator);
 /* Hands the buffer to the caller (reset the sink). */
 unsigned char *ak_sink_take(ak_sink *sink, size_t *size);
 void ak_sink_release(ak_sink *sink);
+
+/* Shortest round-trip text of a number (dtoa.c): the fewest digits that
+ * read back to exactly `v` (as a double, or as a float), the closest such
+ * on a tie; "%g"-like layout (fixed for decimal exponents -5 < x < 15,
+ * else "d.ddde+XX"), "-0" for negative zero, "nan", "inf", "-inf".
+ * Independent of the locale. `buf` needs AK_SHORTEST_MAX bytes; returns
+ * the length. */
+#define AK_SHORTEST_MAX 32
+size_t ak_shortest_double(double v, char *buf);
+size_t ak_shortest_float(float v, char *buf);
 
 const ak_allocator *ak_registry_allocator(const ak_registry *reg);
 int ak_str_ieq(const char *a, const char *b);

@@ -21,21 +21,18 @@ static void put_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-/* The shortest of %.15g and %.17g that reads back to the same double, into
- * `buf`; non-finite values as the strings "nan", "inf", "-inf". */
-static void format_number(char *buf, size_t size, double v)
+/* The shortest text that reads back to the same double (dtoa.c), into
+ * `buf`; non-finite values as the strings "nan", "inf", "-inf". Returns
+ * the length. */
+static size_t format_number(char *buf, size_t size, double v)
 {
-    if (!isfinite(v)) {
-        snprintf(buf, size, "%s", isnan(v) ? "\"nan\"" : v > 0 ? "\"inf\"" : "\"-inf\"");
-        return;
-    }
-    if (v == 0 && signbit(v)) {
-        snprintf(buf, size, "-0.0"); /* "-0" would read back as the integer 0 */
-        return;
-    }
-    snprintf(buf, size, "%.15g", v);
-    if (strtod(buf, NULL) != v)
-        snprintf(buf, size, "%.17g", v);
+    if (!isfinite(v))
+        return (size_t)snprintf(buf, size, "%s", isnan(v) ? "\"nan\"" : v > 0 ? "\"inf\"" : "\"-inf\"");
+    if (v == 0 && signbit(v))
+        return (size_t)snprintf(buf, size, "-0.0"); /* "-0" would read back as the integer 0 */
+    if (size < AK_SHORTEST_MAX)
+        return 0;
+    return ak_shortest_double(v, buf);
 }
 
 static void put_number(FILE *out, double v)
@@ -62,9 +59,19 @@ static void put_real(FILE *out, double v)
 
 static void put_hex(FILE *out, const unsigned char *p, size_t n)
 {
+    static const char digits[] = "0123456789abcdef";
+    char chunk[128];
+    size_t used = 0;
     fputc('"', out);
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "%02x", p[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (used == sizeof chunk) {
+            fwrite(chunk, 1, used, out);
+            used = 0;
+        }
+        chunk[used++] = digits[p[i] >> 4];
+        chunk[used++] = digits[p[i] & 15];
+    }
+    fwrite(chunk, 1, used, out);
     fputc('"', out);
 }
 
@@ -96,17 +103,23 @@ static void put_channel(FILE *out, const ak_channel *ch, ak_channel_kind kind, u
 {
     fprintf(out, ",\n     \"%s\":[", ak_channel_name(kind));
     for (size_t k = 0; k < ch->count; k++) {
+        /* One key is one write: the numbers are formatted into `line`. */
         const ak_key *key = &ch->keys[k];
-        fputs(k ? ",[" : "[", out);
-        put_number(out, key->time);
+        char line[8 + 5 * 40];
+        size_t n = 0;
+        if (k)
+            line[n++] = ',';
+        line[n++] = '[';
+        n += format_number(line + n, 40, key->time);
         for (int c = 0; c < channel_width[kind]; c++) {
-            fputc(',', out);
+            line[n++] = ',';
             if (kind == AK_VISIBILITY)
-                fprintf(out, "%d", key->v[0] != 0);
+                line[n++] = key->v[0] != 0 ? '1' : '0';
             else
-                put_number(out, key->v[c]);
+                n += format_number(line + n, 40, key->v[c]);
         }
-        fputc(']', out);
+        line[n++] = ']';
+        fwrite(line, 1, n, out);
     }
     fputs("]", out);
     if (flags & AK_JSON_TICKS) {

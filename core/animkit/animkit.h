@@ -152,8 +152,10 @@ AK_API const char *ak_channel_name(ak_channel_kind kind);
  *
  * `raw` holds the bytes the format stored for this key. The core records a
  * fingerprint of time, tick and v when the plugin attaches them
- * (ak_key_set_raw); ak_key_changed() tells a writer whether the values have
- * been edited since, so that untouched keys are re-emitted bit for bit.
+ * (ak_key_set_raw, ak_keys_set_raw); ak_key_changed() tells a writer whether
+ * the values have been edited since, so that untouched keys are re-emitted
+ * bit for bit. An edit of any one of these numbers, through the struct or
+ * otherwise, is always detected.
  */
 typedef struct ak_key {
     double time;
@@ -278,6 +280,25 @@ AK_API ak_key *ak_key_add(ak_track *track, ak_channel_kind kind);
 /* Stores the format's bytes for this key and fingerprints its current
  * time, tick and v. */
 AK_API ak_status ak_key_set_raw(ak_track *track, ak_key *key, const void *raw, size_t size);
+/* Bulk keys (API 1.2), for readers that know their counts: appends `count`
+ * zeroed keys (v = 0, 0, 0, 1 for rotations) to one channel in one call
+ * and returns the first; NULL when out of memory, over the read's limit or
+ * for a bad kind. The pointer is valid until keys are next added to this
+ * channel. */
+AK_API ak_key *ak_keys_append(ak_track *track, ak_channel_kind kind, size_t count);
+/* Copies `size` bytes into the document once (API 1.2) and returns the
+ * copy, which lives as long as the document; NULL when out of memory or
+ * over the read's limit. `bytes` NULL gives `size` zeroed bytes for the
+ * caller to fill. A reader stores a channel's or a track's key bytes with
+ * one call and points its keys into the copy. */
+AK_API unsigned char *ak_doc_store(ak_doc *doc, const void *bytes, size_t size);
+/* Attaches stored bytes to `count` consecutive keys at once (API 1.2), as
+ * ak_key_set_raw does one by one but without copying: key i gets
+ * raw = base + i * stride and raw_size = size, and its fingerprint. `base`
+ * must stay valid as long as the keys: memory from ak_doc_store() of the
+ * same document. Set the keys' time, tick and v first. */
+AK_API ak_status ak_keys_set_raw(ak_key *keys, size_t count, const unsigned char *base, size_t stride,
+                                 size_t size);
 /* 1 if time, tick or v differ from when ak_key_set_raw was called, or if
  * the key has no raw bytes; 0 if it is untouched. */
 AK_API int ak_key_changed(const ak_key *key);

@@ -39,6 +39,9 @@
  *                    ak_retime + ak_clip_retime(), ak_diff_* + ak_doc_diff(),
  *                    ak_diff_free().
  *                    ak_job_read_sibling() (files beside the input, e.g. .gltf + .bin).
+ *                    Bulk keys: ak_keys_append(), ak_doc_store(),
+ *                    ak_keys_set_raw() (a channel's keys and stored bytes
+ *                    in one call each; the per-key calls keep working).
  *                    1.0 and 1.1 plugins keep loading.
  */
 #ifndef ANIMKIT_PLUGIN_H

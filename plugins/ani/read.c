@@ -145,14 +145,20 @@ static ak_status read_keys(ani_rd *rd, ak_track *t)
     int32_t count = read_count(rd, "keys", key_size);
     if (count < 0)
         return AK_E_DATA;
-    if (ak_channel_reserve(t, AK_ROTATION, (size_t)count) != AK_OK ||
-        ak_channel_reserve(t, AK_TRANSLATION, (size_t)count) != AK_OK)
+    size_t at = rd->r.pos;
+    const unsigned char *p = ak_bytes(&rd->r, (size_t)count * key_size, "keys");
+    if (!p)
+        return AK_E_DATA;
+    if (!count)
+        return AK_OK;
+    /* Keys in bulk; the key records stored once, keys pointing into them. */
+    size_t n = (size_t)count;
+    ak_key *rk = ak_keys_append(t, AK_ROTATION, n);
+    ak_key *tk = rk ? ak_keys_append(t, AK_TRANSLATION, n) : NULL;
+    const unsigned char *stored = tk ? ak_doc_store(rd->doc, p, n * key_size) : NULL;
+    if (!stored)
         return nomem(rd);
-    for (int32_t i = 0; i < count; i++) {
-        size_t at = rd->r.pos;
-        const unsigned char *p = ak_bytes(&rd->r, key_size, "key");
-        if (!p)
-            return AK_E_DATA;
+    for (size_t i = 0; i < n; i++, p += key_size, at += key_size) {
         int32_t ms = (int32_t)ak_load_u32(p + rot_size + 12);
         float q[4];
         switch (rd->version) {
@@ -174,25 +180,19 @@ static ak_status read_keys(ani_rd *rd, ak_track *t)
             ani_decode_4002(ak_load_u32(p), ak_load_u32(p + 4), q);
             break;
         }
-        ak_key *rk = ak_key_add(t, AK_ROTATION);
-        if (!rk)
-            return nomem(rd);
-        rk->tick = ms;
-        rk->time = (double)ms / 1000.0;
+        double time = (double)ms / 1000.0;
+        rk[i].tick = ms;
+        rk[i].time = time;
         for (int c = 0; c < 4; c++)
-            rk->v[c] = (double)q[c];
-        if (ak_key_set_raw(t, rk, p, rot_size) != AK_OK)
-            return nomem(rd);
-        ak_key *tk = ak_key_add(t, AK_TRANSLATION);
-        if (!tk)
-            return nomem(rd);
-        tk->tick = ms;
-        tk->time = (double)ms / 1000.0;
+            rk[i].v[c] = (double)q[c];
+        tk[i].tick = ms;
+        tk[i].time = time;
         for (int c = 0; c < 3; c++)
-            tk->v[c] = (double)ak_bits_f32(ak_load_u32(p + rot_size + 4 * c));
-        if (ak_key_set_raw(t, tk, p + rot_size, 12) != AK_OK)
-            return nomem(rd);
+            tk[i].v[c] = (double)ak_bits_f32(ak_load_u32(p + rot_size + 4 * c));
     }
+    if (ak_keys_set_raw(rk, n, stored, key_size, rot_size) != AK_OK ||
+        ak_keys_set_raw(tk, n, stored + rot_size, key_size, 12) != AK_OK)
+        return nomem(rd);
     return AK_OK;
 }
 

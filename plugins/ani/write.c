@@ -347,6 +347,24 @@ static int channels_pair(ani_wr *wr, const ak_track *t, int *ok)
     return 1;
 }
 
+/* Whether every key of a track is untouched, written in its stored
+ * version, with its stored bytes and one time per record: then the
+ * records are rebuilt from the stored bytes and ticks alone. */
+static int keys_untouched(const ani_wr *wr, const ak_track *t)
+{
+    const ak_channel *r = &t->channel[AK_ROTATION], *p = &t->channel[AK_TRANSLATION];
+    size_t n = r->count, rot = ani_rotation_size(wr->version);
+    if (!wr->reuse_rot || !n || p->count != n || n > INT32_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        const ak_key *rk = &r->keys[i], *pk = &p->keys[i];
+        if (rk->raw_size != rot || pk->raw_size != 12 || !rk->raw || !pk->raw || rk->tick != pk->tick ||
+            rk->tick < INT32_MIN || rk->tick > INT32_MAX || ak_key_changed(rk) || ak_key_changed(pk))
+            return 0;
+    }
+    return 1;
+}
+
 static ak_status write_track(ani_wr *wr, const ak_track *t)
 {
     ak_status st = put_model_string(wr, "bone name", t->bone, &t->props, ANI_PROP_BONE_BYTES);
@@ -358,6 +376,21 @@ static ak_status write_track(ani_wr *wr, const ak_track *t)
         wr->no_pos_tracks++;
     if (p->count && !r->count)
         wr->no_rot_tracks++;
+    if (keys_untouched(wr, t)) {
+        size_t rot = ani_rotation_size(wr->version);
+        ak_put_i32(wr->out, (int32_t)r->count);
+        for (size_t i = 0; i < r->count; i++) {
+            const ak_key *rk = &r->keys[i], *pk = &p->keys[i];
+            if (pk->raw == rk->raw + rot) /* as the reader stores them: one piece */
+                ak_put(wr->out, rk->raw, rot + 12);
+            else {
+                ak_put(wr->out, rk->raw, rot);
+                ak_put(wr->out, pk->raw, 12);
+            }
+            ak_put_i32(wr->out, (int32_t)rk->tick);
+        }
+        return AK_OK;
+    }
     size_t count_at = ak_sink_size(wr->out);
     ak_put_i32(wr->out, 0); /* patched below */
     int ok;

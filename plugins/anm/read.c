@@ -283,15 +283,54 @@ static int cmp_rec(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The records ordered by bone, then frame, then file order: a counting
+ * sort by bone (stable, so file order within a bone), then a sort by frame
+ * of only those bones whose frames the file does not already list in
+ * order (files write frame after frame, so that is rare). */
+static rec **sort_records(reader_state *st)
+{
+    size_t *next = ak_job_alloc(st->job, (size_t)st->bones + 1, sizeof *next);
+    rec **sorted = next ? ak_job_alloc(st->job, st->nrec, sizeof *sorted) : NULL;
+    if (!sorted) {
+        ak_job_free(st->job, next);
+        return NULL;
+    }
+    for (size_t i = 0; i < st->nrec; i++)
+        next[st->recs[i].bone + 1]++;
+    for (uint32_t b = 0; b < st->bones; b++)
+        next[b + 1] += next[b];
+    for (size_t i = 0; i < st->nrec; i++)
+        sorted[next[st->recs[i].bone]++] = &st->recs[i];
+    /* next[b] is now where bone b's run ends. */
+    size_t from = 0;
+    for (uint32_t b = 0; b < st->bones; b++) {
+        size_t to = next[b];
+        for (size_t i = from + 1; i < to; i++)
+            if (sorted[i]->frame <= sorted[i - 1]->frame) {
+                qsort(sorted + from, to - from, sizeof *sorted, cmp_rec);
+                break;
+            }
+        from = to;
+    }
+    ak_job_free(st->job, next);
+    return sorted;
+}
+
 static void load_floats(const unsigned char *p, float *out, int n)
 {
     for (int i = 0; i < n; i++)
         out[i] = ak_bits_f32(ak_load_u32(p + 4 * i));
 }
 
+/* Where a track's keys keep their stored bytes: one block per track,
+ * filled key after key (the records lie scattered in the file). */
+typedef struct raw_block {
+    unsigned char *next, *end;
+} raw_block;
+
 /* Sets time/tick and v on a fresh key, then its raw bytes. */
-static ak_status key_put(ak_track *t, ak_channel_kind kind, uint32_t frame, double fps, const double *v,
-                         int nv, const unsigned char *raw, size_t raw_size)
+static ak_status key_put(ak_track *t, raw_block *rb, ak_channel_kind kind, uint32_t frame, double fps,
+                         const double *v, int nv, const unsigned char *raw, size_t raw_size)
 {
     ak_key *k = ak_key_add(t, kind);
     if (!k)
@@ -300,7 +339,13 @@ static ak_status key_put(ak_track *t, ak_channel_kind kind, uint32_t frame, doub
     k->time = frame / fps;
     for (int i = 0; i < nv; i++)
         k->v[i] = v[i];
-    return ak_key_set_raw(t, k, raw, raw_size);
+    if (raw_size > (size_t)(rb->end - rb->next))
+        return ak_key_set_raw(t, k, raw, raw_size); /* not foreseen: a copy of its own */
+    if (raw_size)
+        memcpy(rb->next, raw, raw_size);
+    ak_status s = ak_keys_set_raw(k, 1, rb->next, 0, raw_size);
+    rb->next += raw_size;
+    return s;
 }
 
 /* Keys, records table and mesh blob of one bone. */
@@ -308,10 +353,15 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **s
                              double fps, size_t *mesh_total, unsigned *bad_mats)
 {
     size_t counts[AK_CHANNELS] = { 0 };
-    size_t mesh_bytes = 0, mesh_count = 0;
+    size_t mesh_bytes = 0, mesh_count = 0, raw_bytes = 0;
     int has_scale = 0, mirrored = 0;
     for (size_t i = 0; i < n; i++) {
         const rec *x = sorted[i];
+        if (x->kind == ANM_TAG_FRMN)
+            raw_bytes += (x->rot != SIZE_MAX ? 36 + 12 : 0) + (x->visi != SIZE_MAX ? 4 : 0);
+        else
+            raw_bytes += 12 * ((x->pos != SIZE_MAX) + (x->rot != SIZE_MAX) + (x->scale != SIZE_MAX)) +
+                         ((x->flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF)) != 0);
         counts[AK_TRANSLATION] += x->pos != SIZE_MAX;
         counts[AK_ROTATION] += x->rot != SIZE_MAX;
         counts[AK_SCALE] += x->scale != SIZE_MAX;
@@ -356,7 +406,12 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **s
         ak_job_free(st->job, mesh);
         return ak_fail(st->job, AK_E_NOMEM, -1, "out of memory");
     }
-    ak_status s = AK_OK;
+    raw_block rb = { NULL, NULL };
+    if (raw_bytes) {
+        rb.next = ak_doc_store(doc, NULL, raw_bytes);
+        rb.end = rb.next ? rb.next + raw_bytes : NULL;
+    }
+    ak_status s = raw_bytes && !rb.next ? AK_E_NOMEM : AK_OK;
     size_t mesh_at = 0;
     for (size_t i = 0; i < n && s == AK_OK; i++) {
         const rec *x = sorted[i];
@@ -372,15 +427,15 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **s
                     (*bad_mats)++;
                 for (int a = 0; a < 3; a++)
                     pv[a] = p[a];
-                s = key_put(t, AK_ROTATION, x->frame, fps, q, 4, d + x->rot, 36);
+                s = key_put(t, &rb, AK_ROTATION, x->frame, fps, q, 4, d + x->rot, 36);
                 if (s == AK_OK)
-                    s = key_put(t, AK_TRANSLATION, x->frame, fps, pv, 3, d + x->pos, 12);
+                    s = key_put(t, &rb, AK_TRANSLATION, x->frame, fps, pv, 3, d + x->pos, 12);
                 if (s == AK_OK && (x->flags & ANM_F_SCALE))
-                    s = key_put(t, AK_SCALE, x->frame, fps, sc, 3, NULL, 0);
+                    s = key_put(t, &rb, AK_SCALE, x->frame, fps, sc, 3, NULL, 0);
             }
             if (s == AK_OK && x->visi != SIZE_MAX) {
                 double v = ak_load_u32(d + x->visi) != 0 ? 1.0 : 0.0;
-                s = key_put(t, AK_VISIBILITY, x->frame, fps, &v, 1, d + x->visi, 4);
+                s = key_put(t, &rb, AK_VISIBILITY, x->frame, fps, &v, 1, d + x->visi, 4);
             }
         } else {
             float f[3];
@@ -389,25 +444,25 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **s
                 load_floats(d + x->pos, f, 3);
                 for (int a = 0; a < 3; a++)
                     v[a] = f[a];
-                s = key_put(t, AK_TRANSLATION, x->frame, fps, v, 3, d + x->pos, 12);
+                s = key_put(t, &rb, AK_TRANSLATION, x->frame, fps, v, 3, d + x->pos, 12);
             }
             if (s == AK_OK && x->rot != SIZE_MAX) {
                 load_floats(d + x->rot, f, 3);
                 anm_quat_from_xyz(f, v);
-                s = key_put(t, AK_ROTATION, x->frame, fps, v, 4, d + x->rot, 12);
+                s = key_put(t, &rb, AK_ROTATION, x->frame, fps, v, 4, d + x->rot, 12);
             }
             if (s == AK_OK && x->scale != SIZE_MAX) {
                 load_floats(d + x->scale, f, 3);
                 for (int a = 0; a < 3; a++)
                     v[a] = f[a];
-                s = key_put(t, AK_SCALE, x->frame, fps, v, 3, d + x->scale, 12);
+                s = key_put(t, &rb, AK_SCALE, x->frame, fps, v, 3, d + x->scale, 12);
             }
             if (s == AK_OK && (x->flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF))) {
                 /* Both bits at once (never seen) read as visible; the raw
                  * byte keeps them. */
                 unsigned char bits = (unsigned char)(x->flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF));
                 v[0] = (bits & ANM_F_VIS_ON) ? 1.0 : 0.0;
-                s = key_put(t, AK_VISIBILITY, x->frame, fps, v, 1, &bits, 1);
+                s = key_put(t, &rb, AK_VISIBILITY, x->frame, fps, v, 1, &bits, 1);
             }
         }
         anm_extra e = { x->frame, x->flags, x->kind, x->order, 0, 0 };
@@ -571,12 +626,9 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
 
     /* Records by bone then frame; a bone keyed twice in one frame number
      * cannot be one key per channel and frame. */
-    rec **sorted = ak_job_alloc(job, st->nrec, sizeof *sorted);
+    rec **sorted = sort_records(st);
     if (!sorted)
         return AK_E_NOMEM;
-    for (size_t i = 0; i < st->nrec; i++)
-        sorted[i] = &st->recs[i];
-    qsort(sorted, st->nrec, sizeof *sorted, cmp_rec);
     for (size_t i = 1; i < st->nrec; i++)
         if (sorted[i]->bone == sorted[i - 1]->bone && sorted[i]->frame == sorted[i - 1]->frame) {
             const rec *x = sorted[i]->off > sorted[i - 1]->off ? sorted[i] : sorted[i - 1];

@@ -30,10 +30,23 @@ size_t ifp_frame_size(uint32_t type)
     }
 }
 
+/* "KEY.computed" into buf (cut to fit); called per track by the writer,
+ * so a plain copy rather than snprintf. */
+static const char *computed_key(char *buf, size_t size, const char *key)
+{
+    static const char suffix[] = ".computed";
+    size_t n = strlen(key);
+    if (n > size - sizeof suffix)
+        n = size - sizeof suffix;
+    memcpy(buf, key, n);
+    memcpy(buf + n, suffix, sizeof suffix);
+    return buf;
+}
+
 ak_status ifp_stale_put(ak_doc *doc, ak_props *props, const char *key, int64_t stored, int64_t computed)
 {
     char buf[96];
-    snprintf(buf, sizeof buf, "%s.computed", key);
+    computed_key(buf, sizeof buf, key);
     ak_status st = ak_prop_set_int(doc, props, key, stored);
     if (st == AK_OK)
         st = ak_prop_set_int(doc, props, buf, computed);
@@ -42,9 +55,11 @@ ak_status ifp_stale_put(ak_doc *doc, ak_props *props, const char *key, int64_t s
 
 int64_t ifp_stale_get(const ak_props *props, const char *key, int64_t computed_now)
 {
+    const ak_prop *v = ak_prop_get(props, key);
+    if (!v)
+        return computed_now; /* the common case: the field was not stale */
     char buf[96];
-    snprintf(buf, sizeof buf, "%s.computed", key);
-    const ak_prop *v = ak_prop_get(props, key), *c = ak_prop_get(props, buf);
+    const ak_prop *c = ak_prop_get(props, computed_key(buf, sizeof buf, key));
     if (v && c && v->type == AK_PROP_INT && c->type == AK_PROP_INT && c->i == computed_now)
         return v->i;
     return computed_now;

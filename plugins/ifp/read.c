@@ -119,60 +119,75 @@ static void scan_families(const ak_reader *r, uint32_t bones, int *has_int, int 
     }
 }
 
+/* Loads inside the frame loops, inlined here rather than called through
+ * the library (ak_load_u16/ak_bits_f32 do the same). */
+static int16_t s16(const unsigned char *p) { return (int16_t)(uint16_t)(p[0] | p[1] << 8); }
+
+static double f32_at(const unsigned char *p)
+{
+    uint32_t bits = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* The frames of one bone: keys appended in bulk, the frame records stored
+ * once, each key's stored bytes pointing into them. */
 static ak_status read_anp_frames(ifp_rd *d, ak_track *t, uint32_t type, uint32_t count, int float_ticks,
                                  double *maxt)
 {
     size_t rs = ifp_frame_size(type);
     int has_t = type == 2 || type == 4;
     int64_t off = (int64_t)d->r.pos;
-    ak_status st = ak_channel_reserve(t, AK_ROTATION, count);
-    if (st == AK_OK && has_t)
-        st = ak_channel_reserve(t, AK_TRANSLATION, count);
-    if (st != AK_OK)
-        return chk(d, st, off);
     const unsigned char *p = ak_bytes(&d->r, (size_t)count * rs, "frames");
     if (!p)
         return AK_E_DATA;
+    if (!count)
+        return AK_OK;
+    ak_key *q = ak_keys_append(t, AK_ROTATION, count);
+    ak_key *k = q && has_t ? ak_keys_append(t, AK_TRANSLATION, count) : NULL;
+    const unsigned char *stored = q && (k || !has_t) ? ak_doc_store(d->doc, p, (size_t)count * rs) : NULL;
+    if (!stored)
+        return failed(d, off);
+    double top = *maxt;
     for (uint32_t i = 0; i < count; i++, p += rs) {
-        ak_key *q = ak_key_add(t, AK_ROTATION);
-        if (!q)
-            return failed(d, off);
         double time;
         int64_t tick;
         if (type >= 3) {
-            for (int c = 0; c < 4; c++)
-                q->v[c] = (int16_t)ak_load_u16(p + 2 * c) / 4096.0;
-            tick = (int16_t)ak_load_u16(p + 8);
+            q[i].v[0] = s16(p) / 4096.0;
+            q[i].v[1] = s16(p + 2) / 4096.0;
+            q[i].v[2] = s16(p + 4) / 4096.0;
+            q[i].v[3] = s16(p + 6) / 4096.0;
+            tick = s16(p + 8);
             time = (double)tick / 60.0;
         } else {
             for (int c = 0; c < 4; c++)
-                q->v[c] = ak_bits_f32(ak_load_u32(p + 4 * c));
-            time = ak_bits_f32(ak_load_u32(p + 16));
+                q[i].v[c] = f32_at(p + 4 * c);
+            time = f32_at(p + 16);
             tick = float_ticks ? safe_tick(time) : 0;
         }
-        q->time = time;
-        q->tick = tick;
-        if (isfinite(time) && time > *maxt)
-            *maxt = time;
-        if ((st = ak_key_set_raw(t, q, p, type >= 3 ? 10 : 20)) != AK_OK)
-            return chk(d, st, off);
+        q[i].time = time;
+        q[i].tick = tick;
+        if (time > top && isfinite(time))
+            top = time;
         if (has_t) {
-            ak_key *k = ak_key_add(t, AK_TRANSLATION);
-            if (!k)
-                return failed(d, off);
-            k->time = time;
-            k->tick = tick;
-            if (type == 4)
+            k[i].time = time;
+            k[i].tick = tick;
+            if (type == 4) {
+                k[i].v[0] = s16(p + 10) / 1024.0;
+                k[i].v[1] = s16(p + 12) / 1024.0;
+                k[i].v[2] = s16(p + 14) / 1024.0;
+            } else {
                 for (int c = 0; c < 3; c++)
-                    k->v[c] = (int16_t)ak_load_u16(p + 10 + 2 * c) / 1024.0;
-            else
-                for (int c = 0; c < 3; c++)
-                    k->v[c] = ak_bits_f32(ak_load_u32(p + 20 + 4 * c));
-            if ((st = ak_key_set_raw(t, k, p + (type == 4 ? 10 : 20), type == 4 ? 6 : 12)) != AK_OK)
-                return chk(d, st, off);
+                    k[i].v[c] = f32_at(p + 20 + 4 * c);
+            }
         }
     }
-    return AK_OK;
+    *maxt = top;
+    ak_status st = ak_keys_set_raw(q, count, stored, rs, type >= 3 ? 10 : 20);
+    if (st == AK_OK && has_t)
+        st = ak_keys_set_raw(k, count, stored + (type == 4 ? 10 : 20), rs, type == 4 ? 6 : 12);
+    return chk(d, st, off);
 }
 
 static ak_status read_anp(ifp_rd *d)
@@ -342,48 +357,52 @@ static ak_status read_anpk_keys(ifp_rd *d, ak_track *t, int32_t frames, double *
                          clipname);
     if (st != AK_OK)
         return st;
-    st = ak_channel_reserve(t, AK_ROTATION, (size_t)frames);
-    if (st == AK_OK && kind >= 1)
-        st = ak_channel_reserve(t, AK_TRANSLATION, (size_t)frames);
-    if (st == AK_OK && kind == 2)
-        st = ak_channel_reserve(t, AK_SCALE, (size_t)frames);
-    if ((st = chk(d, st, off)) != AK_OK)
-        return st;
     const unsigned char *p = ak_bytes(&d->r, (size_t)frames * stride, "keys");
     if (!p)
         return AK_E_DATA;
-    for (int32_t i = 0; i < frames; i++, p += stride) {
-        size_t toff = stride - 4;
-        double time = ak_bits_f32(ak_load_u32(p + toff));
-        if (isfinite(time) && time > *maxt)
-            *maxt = time;
-        ak_key *q = ak_key_add(t, AK_ROTATION);
-        if (!q)
-            return failed(d, off);
+    if (!frames)
+        return AK_OK;
+    size_t n = (size_t)frames;
+    ak_key *keys[3] = { ak_keys_append(t, AK_ROTATION, n), NULL, NULL };
+    for (int ch = 1; ch <= kind && keys[ch - 1]; ch++)
+        keys[ch] = ak_keys_append(t, ch == 1 ? AK_TRANSLATION : AK_SCALE, n);
+    /* A rotation's stored bytes are its quaternion and time, which only
+     * lie side by side in a KR00 record: the other records are stored as
+     * they are and the rotations get a packed copy. */
+    const unsigned char *stored = keys[kind] ? ak_doc_store(d->doc, p, n * stride) : NULL;
+    unsigned char *packed = stored && kind ? ak_doc_store(d->doc, NULL, n * 20) : NULL;
+    if (!stored || (kind && !packed))
+        return failed(d, off);
+    size_t toff = stride - 4;
+    double top = *maxt;
+    for (size_t i = 0; i < n; i++, p += stride) {
+        double time = f32_at(p + toff);
+        if (time > top && isfinite(time))
+            top = time;
+        ak_key *q = &keys[0][i];
         q->time = time;
-        for (int c = 0; c < 4; c++)
-            q->v[c] = ak_bits_f32(ak_load_u32(p + 4 * c));
         /* The file holds the conjugate of the engine's rotation. */
-        for (int c = 0; c < 3; c++)
-            q->v[c] = -q->v[c];
-        unsigned char raw[20];
-        memcpy(raw, p, 16);
-        memcpy(raw + 16, p + toff, 4);
-        if ((st = ak_key_set_raw(t, q, raw, 20)) != AK_OK)
-            return chk(d, st, off);
+        q->v[0] = -f32_at(p);
+        q->v[1] = -f32_at(p + 4);
+        q->v[2] = -f32_at(p + 8);
+        q->v[3] = f32_at(p + 12);
+        if (packed) {
+            memcpy(packed + 20 * i, p, 16);
+            memcpy(packed + 20 * i + 16, p + toff, 4);
+        }
         for (int ch = 1; ch <= kind; ch++) {
-            ak_key *k = ak_key_add(t, ch == 1 ? AK_TRANSLATION : AK_SCALE);
-            if (!k)
-                return failed(d, off);
+            ak_key *k = &keys[ch][i];
             k->time = time;
             const unsigned char *v = p + 16 + 12 * (ch - 1);
             for (int c = 0; c < 3; c++)
-                k->v[c] = ak_bits_f32(ak_load_u32(v + 4 * c));
-            if ((st = ak_key_set_raw(t, k, v, 12)) != AK_OK)
-                return chk(d, st, off);
+                k->v[c] = f32_at(v + 4 * c);
         }
     }
-    return AK_OK;
+    *maxt = top;
+    st = ak_keys_set_raw(keys[0], n, packed ? packed : stored, 20, 20);
+    for (int ch = 1; st == AK_OK && ch <= kind; ch++)
+        st = ak_keys_set_raw(keys[ch], n, stored + 16 + 12 * (ch - 1), stride, 12);
+    return chk(d, st, off);
 }
 
 /* One ANPK block (the whole file, or one block of an ANLF). */

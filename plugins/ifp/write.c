@@ -347,6 +347,38 @@ static void put_anp_frame(ifp_wr *w, int type, const ifp_frame *f)
     }
 }
 
+/* The frame records of an ANP3/ANP2 bone exactly as they were read: when
+ * every key is untouched and the keys' stored bytes still lie back to back
+ * in one block (as the reader stores them), that block, to be written in
+ * one piece; else NULL, and the frames are written one by one. */
+static const unsigned char *stored_frames(const ifp_wr *w, const ak_track *t, int type, size_t *count)
+{
+    const ak_channel *rc = &t->channel[AK_ROTATION], *tc = &t->channel[AK_TRANSLATION];
+    int has_t = type == 2 || type == 4;
+    size_t n = rc->count;
+    uint32_t rsz = type >= 3 ? 10 : 20, tsz = type == 4 ? 6 : 12;
+    if (!w->same || !n || tc->count != (has_t ? n : 0) || t->channel[AK_SCALE].count)
+        return NULL;
+    const unsigned char *base = rc->keys[0].raw, *next = base;
+    if (!base)
+        return NULL; /* no stored bytes (a conversion, a key built by hand) */
+    /* Each key's bytes must start where the previous key's end. */
+    for (size_t i = 0; i < n; i++) {
+        const ak_key *k = &rc->keys[i];
+        if (k->raw != next || k->raw_size != rsz || ak_key_changed(k))
+            return NULL;
+        next = k->raw + rsz;
+        if (has_t) {
+            const ak_key *tk = &tc->keys[i];
+            if (tk->raw != next || tk->raw_size != tsz || ak_key_changed(tk) || !same_time(tk->time, k->time))
+                return NULL;
+            next = tk->raw + tsz;
+        }
+    }
+    *count = n;
+    return base;
+}
+
 static ak_status oom(ifp_wr *w) { return ak_fail(w->job, AK_E_NOMEM, -1, "out of memory while encoding"); }
 
 static ak_status write_anp(ifp_wr *w)
@@ -373,9 +405,10 @@ static ak_status write_anp(ifp_wr *w)
             const ak_track *t = clip->tracks[i];
             int type = anp_type(w, t);
             w->scale_dropped += t->channel[AK_SCALE].count;
-            ifp_frame *f;
+            ifp_frame *f = NULL;
             size_t n;
-            if (!build_frames(w, t, type == 2 || type == 4, 0, &f, &n))
+            const unsigned char *block = stored_frames(w, t, type, &n);
+            if (!block && !build_frames(w, t, type == 2 || type == 4, 0, &f, &n))
                 return oom(w);
             if (n > 0xFFFFu)
                 w->long_tracks++;
@@ -388,8 +421,11 @@ static ak_status write_anp(ifp_wr *w)
             ak_put_u32(o, (uint32_t)type);
             ak_put_u32(o, (uint32_t)n);
             ak_put_i32(o, t->has_bone_id ? t->bone_id : -1);
-            for (size_t k = 0; k < n; k++)
-                put_anp_frame(w, type, &f[k]);
+            if (block)
+                ak_put(o, block, n * ifp_frame_size((uint32_t)type));
+            else
+                for (size_t k = 0; k < n; k++)
+                    put_anp_frame(w, type, &f[k]);
             ak_job_free(w->job, f);
             fdb += (uint64_t)n * ifp_frame_size((uint32_t)type);
         }
@@ -435,6 +471,50 @@ static void put_anpk_frame(ifp_wr *w, int kind, const ifp_frame *f)
     ak_put(o, time, 4);
 }
 
+/* Whether every key of an ANPK bone (KR00, KRT0 or KRTS by `kind`) is
+ * untouched, with stored bytes of the right sizes and one time per record:
+ * then the records are rebuilt from the stored bytes alone, without a
+ * frame list. */
+static int anpk_untouched(const ifp_wr *w, const ak_track *t, int kind)
+{
+    const ak_channel *rc = &t->channel[AK_ROTATION], *tc = &t->channel[AK_TRANSLATION], *sc = &t->channel[AK_SCALE];
+    size_t n = rc->count;
+    if (!w->same || !n || tc->count != (kind >= 1 ? n : 0) || sc->count != (kind == 2 ? n : 0))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        const ak_key *rk = &rc->keys[i];
+        if (rk->raw_size != 20 || !rk->raw || ak_key_changed(rk))
+            return 0;
+        for (int ch = 1; ch <= kind; ch++) {
+            const ak_key *k = ch == 1 ? &tc->keys[i] : &sc->keys[i];
+            if (k->raw_size != 12 || !k->raw || ak_key_changed(k) || !same_time(k->time, rk->time))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* The records of an untouched ANPK bone: quaternion, translation, scale
+ * and time from the keys' stored bytes. */
+static void put_anpk_stored(ifp_wr *w, const ak_track *t, int kind)
+{
+    const ak_key *rk = t->channel[AK_ROTATION].keys, *tk = t->channel[AK_TRANSLATION].keys,
+                 *sk = t->channel[AK_SCALE].keys;
+    size_t n = t->channel[AK_ROTATION].count;
+    if (kind == 0) {
+        for (size_t i = 0; i < n; i++)
+            ak_put(w->out, rk[i].raw, 20);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ak_put(w->out, rk[i].raw, 16);
+        ak_put(w->out, tk[i].raw, 12);
+        if (kind == 2)
+            ak_put(w->out, sk[i].raw, 12);
+        ak_put(w->out, rk[i].raw + 16, 4);
+    }
+}
+
 static ak_status write_anpk_clip(ifp_wr *w, const ak_clip *clip)
 {
     ak_sink *o = w->out;
@@ -465,16 +545,17 @@ static ak_status write_anpk_clip(ifp_wr *w, const ak_clip *clip)
         int kind = ns ? 2 : nt ? 1 : 0;
         if (kind == 2 && !nt)
             w->no_trans++;
-        ifp_frame *f;
-        size_t n;
-        if (!build_frames(w, t, kind >= 1, kind == 2, &f, &n))
+        uint32_t stride = kind == 2 ? IFP_KRTS_STRIDE : kind ? IFP_KRT0_STRIDE : IFP_KR00_STRIDE;
+        ifp_frame *f = NULL;
+        size_t n = t->channel[AK_ROTATION].count;
+        int stored = anpk_untouched(w, t, kind);
+        if (!stored && !build_frames(w, t, kind >= 1, kind == 2, &f, &n))
             return oom(w);
         if (n > INT32_MAX) {
             ak_job_free(w->job, f);
             return ak_fail(w->job, AK_E_USAGE, -1, "clip '%s', bone '%s': %zu keys do not fit an ANPK bone",
                            clip->name, t->bone, n);
         }
-        uint32_t stride = kind == 2 ? IFP_KRTS_STRIDE : kind ? IFP_KRT0_STRIDE : IFP_KR00_STRIDE;
         int64_t form = prop_int(w, &t->props, IFP_P_ANIM_SIZE, clip_form);
         if (form != 48)
             form = 44;
@@ -496,8 +577,11 @@ static ak_status write_anpk_clip(ifp_wr *w, const ak_clip *clip)
         if (n) {
             ak_put(o, kind == 2 ? "KRTS" : kind ? "KRT0" : "KR00", 4);
             ak_put_u32(o, (uint32_t)stale_get(w, &t->props, IFP_P_KEY_SIZE, (int64_t)n * stride));
-            for (size_t k = 0; k < n; k++)
-                put_anpk_frame(w, kind, &f[k]);
+            if (stored)
+                put_anpk_stored(w, t, kind);
+            else
+                for (size_t k = 0; k < n; k++)
+                    put_anpk_frame(w, kind, &f[k]);
         }
         ak_job_free(w->job, f);
         size_t cpan = ak_sink_size(o) - cpan_at - 4;

@@ -12,20 +12,33 @@ void mab_bits_init(mab_bits *b, const unsigned char *data, size_t size)
     b->over = 0;
 }
 
+/* The 8 bytes from `byte` on as a little-endian word; bytes past the end
+ * read as 0. */
+static uint64_t window_at(const mab_bits *b, uint64_t byte)
+{
+    uint64_t w = 0;
+    if (byte < b->size && b->size - byte >= 8) {
+        const unsigned char *p = b->data + byte;
+        for (int i = 7; i >= 0; i--) /* compilers make this one load */
+            w = w << 8 | p[i];
+        return w;
+    }
+    for (uint64_t i = 0; byte + i < b->size && i < 8; i++)
+        w |= (uint64_t)b->data[byte + i] << (8 * i);
+    return w;
+}
+
+/* One 64-bit window holds any n <= 32 bits at any of the 8 bit offsets
+ * within a byte (7 + 32 < 64): one load and a shift per call. */
 uint32_t mab_bits_get(mab_bits *b, unsigned n)
 {
-    uint32_t v = 0;
-    for (unsigned i = 0; i < n; i++) {
-        uint64_t byte = b->pos >> 3;
-        unsigned bit = 0;
-        if (byte < b->size)
-            bit = (b->data[byte] >> (b->pos & 7)) & 1u;
-        else
-            b->over = 1;
-        v |= (uint32_t)bit << i;
-        b->pos++;
-    }
-    return v;
+    if (!n)
+        return 0;
+    uint64_t w = window_at(b, b->pos >> 3) >> (b->pos & 7);
+    if (b->pos + n > (uint64_t)b->size * 8)
+        b->over = 1;
+    b->pos += n;
+    return (uint32_t)(w & (UINT64_MAX >> (64 - n)));
 }
 
 /* The engine's table (sheet section 6), about 1 / (2^b - 1). */

@@ -443,11 +443,12 @@ typedef struct stream_job {
     size_t min_block_bits;  /* smallest possible block */
 } stream_job;
 
-/* Walks every chunk (decode = 0) to check it ends on its table boundary,
- * or decodes it into the tracks (decode = 1). Returns the number of
- * chunks whose bits do not fill their bytes exactly. */
-static ak_status run_stream(mab_ctx *c, const dlayout *L, const chunk_table *t, const stream_job *sj,
-                            ak_track **tracks, int decode, size_t *slack, size_t *overrun_chunk)
+/* Decodes every chunk in one pass into `v` (4 values) and `raw` (8 bytes)
+ * per bone and key, bone-major, and checks that each chunk ends on its
+ * table boundary. Counts the chunks whose bits do not fill their bytes
+ * exactly and notes the first that needs more than it holds. */
+static void run_stream(mab_ctx *c, const dlayout *L, const chunk_table *t, const stream_job *sj, double *v,
+                       unsigned char *raw, size_t *slack, size_t *overrun_chunk)
 {
     *slack = 0;
     *overrun_chunk = (size_t)-1;
@@ -459,23 +460,12 @@ static ak_status run_stream(mab_ctx *c, const dlayout *L, const chunk_table *t, 
         mab_bits_init(&bs, c->bytes + t->off + a, e - a);
         for (size_t i = 0; i < sj->nb; i++) {
             if (sj->translation)
-                tr_block(&bs, nf, sj->bits[i], sj->scale[i], decode ? &o : NULL);
+                tr_block(&bs, nf, sj->bits[i], sj->scale[i], &o);
             else
-                rot_block(&bs, nf, sj->bits[i], decode ? &o : NULL);
-            if (!decode)
-                continue;
-            ak_track *tr = tracks[sj->bone[i]];
-            for (unsigned f = 0; f < nf; f++) {
-                ak_key *k = ak_key_add(tr, sj->translation ? AK_TRANSLATION : AK_ROTATION);
-                if (!k)
-                    return mab_oom(c);
-                size_t fi = 8 * ch + f;
-                k->tick = ak_load_u16(c->bytes + L->kt_off + 2 * fi);
-                k->time = (double)k->tick / L->tick_rate;
-                memcpy(k->v, o.v[f], sizeof k->v);
-                if (ak_key_set_raw(tr, k, o.raw[f], sj->translation ? 7 : 8) != AK_OK)
-                    return mab_oom(c);
-            }
+                rot_block(&bs, nf, sj->bits[i], &o);
+            size_t at = i * L->keys + 8 * ch;
+            memcpy(v + 4 * at, o.v, nf * sizeof o.v[0]);
+            memcpy(raw + 8 * at, o.raw, nf * sizeof o.raw[0]);
         }
         uint64_t used = (bs.pos + 7) / 8;
         if (bs.over || used > e - a) {
@@ -485,6 +475,58 @@ static ak_status run_stream(mab_ctx *c, const dlayout *L, const chunk_table *t, 
             (*slack)++;
         }
     }
+}
+
+/* Appends each bone's decoded keys to its track in bulk, the stored bytes
+ * of a bone in one block. */
+static ak_status add_stream_keys(mab_ctx *c, const dlayout *L, const stream_job *sj, ak_track **tracks,
+                                 const double *v, const unsigned char *raw)
+{
+    ak_channel_kind kind = sj->translation ? AK_TRANSLATION : AK_ROTATION;
+    size_t n = L->keys;
+    for (size_t i = 0; i < sj->nb && n; i++) {
+        ak_track *tr = tracks[sj->bone[i]];
+        ak_key *k = ak_keys_append(tr, kind, n);
+        const unsigned char *stored = k ? ak_doc_store(tr->clip->doc, raw + 8 * i * n, 8 * n) : NULL;
+        if (!stored)
+            return mab_oom(c);
+        for (size_t f = 0; f < n; f++) {
+            k[f].tick = ak_load_u16(c->bytes + L->kt_off + 2 * f);
+            k[f].time = (double)k[f].tick / L->tick_rate;
+            memcpy(k[f].v, v + 4 * (i * n + f), sizeof k[f].v);
+        }
+        if (ak_keys_set_raw(k, n, stored, 8, sj->translation ? 7 : 8) != AK_OK)
+            return mab_oom(c);
+    }
+    return AK_OK;
+}
+
+/* What the walk found: an error (strict mode), or AK_OK with *take = 1
+ * when the stream's keys go in, 0 when it stays raw bytes (warned). */
+static ak_status check_stream(mab_ctx *c, size_t off, const stream_job *sj, const chunk_table *tp, int strict,
+                              size_t slack, size_t bad, int *take)
+{
+    *take = 0;
+    if (bad != (size_t)-1) {
+        size_t at = tp->off + entry(tp, bad);
+        if (strict)
+            return ak_fail(c->job, AK_E_DATA, (int64_t)at,
+                           "%s chunk %zu needs more bits than its %zu bytes hold", sj->what, bad,
+                           entry(tp, bad + 1) - entry(tp, bad));
+        ak_warn(c->job, (int64_t)at, "%s chunk %zu needs more bits than it holds; %s kept as raw bytes only",
+                sj->what, bad, sj->what);
+        return AK_OK;
+    }
+    if (slack) {
+        if (!strict) {
+            ak_warn(c->job, (int64_t)off,
+                    "%s: %zu chunks do not end on their table boundary; kept as raw bytes only", sj->what,
+                    slack);
+            return AK_OK;
+        }
+        ak_warn(c->job, (int64_t)off, "%s: %zu chunks hold more bytes than their bits need", sj->what, slack);
+    }
+    *take = 1;
     return AK_OK;
 }
 
@@ -492,7 +534,7 @@ static ak_status decode_stream(mab_ctx *c, const dlayout *L, size_t off, const s
                                int strict)
 {
     size_t chunks = (L->keys + 7) / 8;
-    chunk_table t;
+    chunk_table t = { 0, 0, NULL, 0 };
     ak_status st = read_table(c, L, off, chunks, sj->what, &t);
     if (st != AK_OK)
         return st;
@@ -508,35 +550,25 @@ static ak_status decode_stream(mab_ctx *c, const dlayout *L, size_t off, const s
                 sj->what, sj->nb, chunks, (unsigned long long)(avail / 8));
         return AK_OK;
     }
-    size_t slack, bad;
-    st = run_stream(c, L, &t, sj, tracks, 0, &slack, &bad);
-    if (st != AK_OK)
-        return st;
-    if (bad != (size_t)-1) {
-        size_t at = t.off + entry(&t, bad);
-        if (strict)
-            return ak_fail(c->job, AK_E_DATA, (int64_t)at,
-                           "%s chunk %zu needs more bits than its %zu bytes hold", sj->what, bad,
-                           entry(&t, bad + 1) - entry(&t, bad));
-        ak_warn(c->job, (int64_t)at, "%s chunk %zu needs more bits than it holds; %s kept as raw bytes only",
-                sj->what, bad, sj->what);
-        return AK_OK;
+    /* One pass decodes into scratch; keys reach the document only once the
+     * whole stream has proved sound. */
+    size_t slack, bad, values = sj->nb * L->keys;
+    double *v = ak_job_alloc(c->job, values, 4 * sizeof *v);
+    unsigned char *raw = v ? ak_job_alloc(c->job, values, 8) : NULL;
+    if (!raw) {
+        ak_job_free(c->job, v);
+        return AK_E_NOMEM;
     }
-    if (slack) {
-        if (!strict) {
-            ak_warn(c->job, (int64_t)off,
-                    "%s: %zu chunks do not end on their table boundary; kept as raw bytes only", sj->what,
-                    slack);
-            return AK_OK;
-        }
-        ak_warn(c->job, (int64_t)off, "%s: %zu chunks hold more bytes than their bits need", sj->what, slack);
-    }
-    for (size_t i = 0; i < sj->nb; i++)
-        if (ak_channel_reserve(tracks[sj->bone[i]], sj->translation ? AK_TRANSLATION : AK_ROTATION, L->keys) !=
-            AK_OK)
-            return mab_oom(c);
-    return run_stream(c, L, &t, sj, tracks, 1, &slack, &bad);
+    run_stream(c, L, &t, sj, v, raw, &slack, &bad);
+    int take;
+    st = check_stream(c, off, sj, &t, strict, slack, bad, &take);
+    if (st == AK_OK && take)
+        st = add_stream_keys(c, L, sj, tracks, v, raw);
+    ak_job_free(c->job, raw);
+    ak_job_free(c->job, v);
+    return st;
 }
+
 
 /* Animated joint translations (sheet 8), shared by every layout that
  * locates them (WD1, WD2, WDL: offsets[7] and entries at offsets[1];

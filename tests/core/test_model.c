@@ -8,6 +8,7 @@
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,113 @@ START_TEST(key_fingerprint_tracks_edits)
     k->tick = 30;
     k->time = 0.5000001;
     ck_assert_int_eq(ak_key_changed(k), 1);
+    ak_doc_free(doc);
+}
+END_TEST
+
+/* Keys filled in bulk: one stored block, keys pointing into it, every
+ * kind of edit detected on every key (each word of time, tick and v, one
+ * bit each, through the struct), setters clearing or setting the state. */
+START_TEST(bulk_keys_and_change_detection)
+{
+    ak_doc *doc = ak_doc_new();
+    ak_track *t = ak_track_add(ak_clip_add(doc, "c"), "b");
+    enum { N = 200, STRIDE = 10 };
+    unsigned char file[N * STRIDE];
+    for (size_t i = 0; i < sizeof file; i++)
+        file[i] = (unsigned char)(i * 7u);
+    ak_key *k = ak_keys_append(t, AK_ROTATION, N);
+    ck_assert_ptr_nonnull(k);
+    ck_assert_uint_eq(t->channel[AK_ROTATION].count, N);
+    ck_assert(k[N - 1].v[3] == 1.0 && k[N - 1].v[0] == 0.0 && k[N - 1].raw == NULL);
+    for (int i = 0; i < N; i++) {
+        k[i].time = i / 60.0;
+        k[i].tick = i;
+        k[i].v[0] = 0.5 - i / 1000.0;
+        k[i].v[2] = i & 1 ? -0.0 : 0.0;
+    }
+    const unsigned char *block = ak_doc_store(doc, file, sizeof file);
+    ck_assert_ptr_nonnull(block);
+    ck_assert_int_eq(ak_keys_set_raw(k, N, block, STRIDE, 6), AK_OK);
+    ck_assert_ptr_eq(k[3].raw, block + 3 * STRIDE);
+    ck_assert_uint_eq(k[3].raw_size, 6);
+    ck_assert_int_eq(memcmp(k[N - 1].raw, file + (N - 1) * STRIDE, 6), 0);
+    for (int i = 0; i < N; i++)
+        ck_assert_int_eq(ak_key_changed(&k[i]), 0);
+    /* Flip each bit of each of the six words of every key in turn. */
+    for (int i = 0; i < N; i++) {
+        unsigned char *words = (unsigned char *)&k[i];
+        for (size_t byte = 0; byte < offsetof(ak_key, raw); byte++)
+            for (int bit = 0; bit < 8; bit++) {
+                words[byte] ^= (unsigned char)(1u << bit);
+                ck_assert_msg(ak_key_changed(&k[i]) == 1, "key %d byte %zu bit %d", i, byte, bit);
+                words[byte] ^= (unsigned char)(1u << bit);
+                ck_assert_int_eq(ak_key_changed(&k[i]), 0);
+            }
+    }
+    /* Two words edited at once, as a user setting a new value would. */
+    k[5].v[0] = 0.125;
+    k[5].v[1] = 0.25;
+    ck_assert_int_eq(ak_key_changed(&k[5]), 1);
+    /* Setters: touch marks edited, set_raw stores anew (then unchanged). */
+    ak_key_touch(&k[6]);
+    ck_assert_int_eq(ak_key_changed(&k[6]), 1);
+    ck_assert_int_eq(ak_key_set_raw(t, &k[5], "xyz", 3), AK_OK);
+    ck_assert_int_eq(ak_key_changed(&k[5]), 0);
+    ck_assert_int_eq(ak_keys_set_raw(&k[6], 1, block, STRIDE, 6), AK_OK);
+    ck_assert_int_eq(ak_key_changed(&k[6]), 0);
+    /* Appending more keys moves the array; stored bytes stay put. */
+    const unsigned char *raw7 = k[7].raw;
+    ak_key *more = ak_keys_append(t, AK_ROTATION, 3);
+    ck_assert_ptr_nonnull(more);
+    ak_key *all = t->channel[AK_ROTATION].keys;
+    ck_assert_ptr_eq(more, all + N);
+    ck_assert_ptr_eq(all[7].raw, raw7);
+    ck_assert_int_eq(ak_key_changed(&all[7]), 0);
+    ck_assert_int_eq(ak_key_changed(&more[0]), 1); /* no stored bytes */
+    ck_assert_ptr_null(ak_keys_append(t, AK_CHANNELS, 1));
+    ck_assert_int_eq(ak_keys_set_raw(all, 1, NULL, 0, 4), AK_E_USAGE);
+    /* Zero stored bytes are still stored: unchanged. */
+    ck_assert_int_eq(ak_keys_set_raw(more, 3, NULL, 0, 0), AK_OK);
+    ck_assert_int_eq(ak_key_changed(&more[2]), 0);
+    /* A clone keeps every key unchanged, with its own copy of the bytes. */
+    ak_doc *copy = ak_doc_clone(doc);
+    ck_assert_ptr_nonnull(copy);
+    ak_key *ck = copy->clips[0]->tracks[0]->channel[AK_ROTATION].keys;
+    ck_assert_int_eq(ak_key_changed(&ck[9]), 0);
+    ck_assert_ptr_ne(ck[9].raw, all[9].raw);
+    ck_assert_int_eq(memcmp(ck[9].raw, file + 9 * STRIDE, 6), 0);
+    ak_doc_free(copy);
+    ak_doc_free(doc);
+}
+END_TEST
+
+/* Many small props and tracks come from the document's arena; arrays grow
+ * in place or move, and every value stays readable. */
+START_TEST(arena_holds_many_small_things)
+{
+    ak_doc *doc = ak_doc_new();
+    ak_clip *c = ak_clip_add(doc, "c");
+    char name[32];
+    for (int i = 0; i < 3000; i++) {
+        snprintf(name, sizeof name, "bone%d", i);
+        ak_track *t = ak_track_add(c, name);
+        ck_assert_ptr_nonnull(t);
+        ck_assert_int_eq(ak_prop_set_int(doc, &t->props, "a", i), AK_OK);
+        ck_assert_int_eq(ak_prop_set_int(doc, &t->props, "b", -i), AK_OK);
+        ck_assert_ptr_nonnull(ak_key_add(t, AK_TRANSLATION));
+        ck_assert_int_eq(ak_prop_set_string(doc, &c->props, name, name), AK_OK);
+    }
+    ck_assert_uint_eq(c->track_count, 3000);
+    for (int i = 0; i < 3000; i++) {
+        snprintf(name, sizeof name, "bone%d", i);
+        ck_assert_str_eq(c->tracks[i]->bone, name);
+        ck_assert_int_eq(ak_prop_int(&c->tracks[i]->props, "a", 0), i);
+        ck_assert_int_eq(ak_prop_int(&c->tracks[i]->props, "b", 0), -i);
+        ck_assert_str_eq((const char *)ak_prop_get(&c->props, name)->data, name);
+    }
+    ak_clip_remove(doc, 0);
+    ck_assert_uint_eq(doc->clip_count, 0);
     ak_doc_free(doc);
 }
 END_TEST
@@ -576,7 +684,7 @@ START_TEST(json_has_schema_and_exact_numbers)
     ck_assert_ptr_nonnull(strstr(text, "\"bone\":\"Bip \\\"01\\\"\\n\""));
     ck_assert_ptr_nonnull(strstr(text, "\"hash\":3066451557"));
     ck_assert_ptr_nonnull(strstr(text, "\"props\":{\"flags\":3,\"speed\":2.0}"));
-    ck_assert_ptr_nonnull(strstr(text, "\"rotation\":[[0,-0.0,0.1,0.70710676908493042,1]"));
+    ck_assert_ptr_nonnull(strstr(text, "\"rotation\":[[0,-0.0,0.1,0.7071067690849304,1]"));
     ck_assert_ptr_nonnull(strstr(text, "\"rotation_raw\":[\"00\",\"01\",\"02\"]"));
     ck_assert_ptr_nonnull(strstr(text, "\"events\":[{\"time\":0.25,\"type\":\"sound\",\"info\":\"step.wav\"}]"));
     free(text);
@@ -712,6 +820,8 @@ int main(void)
     tcase_add_test(tc, track_defaults_and_copies);
     tcase_add_test(tc, key_fingerprint_tracks_edits);
     tcase_add_test(tc, touch_and_digest);
+    tcase_add_test(tc, bulk_keys_and_change_detection);
+    tcase_add_test(tc, arena_holds_many_small_things);
     tcase_add_test(tc, props_replace_and_keep_bytes);
     tcase_add_test(tc, clone_is_deep);
     tcase_add_test(tc, skeleton_bones_lookups_and_clone);

@@ -1294,6 +1294,36 @@ START_TEST(t_hand_anp3)
 }
 END_TEST
 
+/* A document that says it is ifp but whose keys have no stored bytes (as
+ * JSON written by hand gives): the writers' fast paths for untouched
+ * stored records must not apply, every key is encoded from its values. */
+START_TEST(t_ifp_doc_without_stored_bytes)
+{
+    ak_registry *reg = registry();
+    static const char *const variants[] = { "ANP3", "ANPK" };
+    for (size_t v = 0; v < 2; v++) {
+        ak_doc *doc = hand_doc();
+        ck_assert_int_eq(ak_doc_set_format(doc, "ifp", variants[v]), AK_OK);
+        unsigned char *out;
+        size_t on;
+        msgs wm;
+        ck_assert_int_eq(write_with(reg, doc, NULL, NULL, &out, &on, &wm), AK_OK);
+        ak_doc *back = ak_test_read(reg, out, on, "nobytes.ifp");
+        ck_assert_str_eq(back->variant, variants[v]);
+        const ak_channel *a = &doc->clips[0]->tracks[0]->channel[AK_ROTATION];
+        const ak_channel *b = &back->clips[0]->tracks[0]->channel[AK_ROTATION];
+        ck_assert_uint_eq(b->count, a->count);
+        for (size_t k = 0; k < a->count; k++)
+            for (int c = 0; c < 4; c++) /* ANP3 int16: value x 4096 truncated */
+                ck_assert_double_eq_tol(b->keys[k].v[c], a->keys[k].v[c], 1.0 / 4096);
+        ak_doc_free(back);
+        ak_buffer_free(reg, out);
+        ak_doc_free(doc);
+    }
+    ak_registry_free(reg);
+}
+END_TEST
+
 START_TEST(t_hand_variants)
 {
     ak_registry *reg = registry();
@@ -1561,6 +1591,7 @@ int main(void)
     tcase_add_test(tc, t_edit_key);
     tcase_add_test(tc, t_hand_anp3);
     tcase_add_test(tc, t_hand_variants);
+    tcase_add_test(tc, t_ifp_doc_without_stored_bytes);
     tcase_add_test(tc, t_bad_corpus);
     tcase_add_test(tc, t_bad_synthetic);
     suite_add_tcase(s, tc);

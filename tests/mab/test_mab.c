@@ -86,6 +86,56 @@ static uint32_t getbits(const unsigned char *d, size_t size, uint64_t *pos, unsi
     return v;
 }
 
+/* The bit reader against a bit-at-a-time reference: every width 1 to 32
+ * at every bit offset of a buffer, up to and past its end. */
+static uint32_t ref_bits(const unsigned char *data, size_t size, uint64_t pos, unsigned n, int *over)
+{
+    uint32_t v = 0;
+    for (unsigned i = 0; i < n; i++, pos++) {
+        if (pos / 8 < size)
+            v |= (uint32_t)((data[pos / 8] >> (pos % 8)) & 1u) << i;
+        else
+            *over = 1;
+    }
+    return v;
+}
+
+START_TEST(bit_reader_every_width_and_offset)
+{
+    unsigned char buf[24];
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < sizeof buf; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        buf[i] = (unsigned char)x;
+    }
+    for (size_t size = 0; size <= sizeof buf; size++)
+        for (uint64_t pos = 0; pos <= 8 * sizeof buf + 8; pos++)
+            for (unsigned n = 1; n <= 32; n++) {
+                mab_bits b;
+                mab_bits_init(&b, buf, size);
+                b.pos = pos;
+                int over = 0;
+                uint32_t want = ref_bits(buf, size, pos, n, &over);
+                uint32_t got = mab_bits_get(&b, n);
+                ck_assert_msg(got == want, "size %zu pos %llu n %u: %08x, expected %08x", size,
+                              (unsigned long long)pos, n, got, want);
+                ck_assert_int_eq(b.over, over);
+                ck_assert_uint_eq(b.pos, pos + n);
+            }
+    /* Reads in sequence agree with one long reference walk. */
+    mab_bits b;
+    mab_bits_init(&b, buf, sizeof buf);
+    uint64_t pos = 0;
+    for (unsigned n = 1; pos + n <= 8 * sizeof buf; n = n % 32 + 1) {
+        int over = 0;
+        ck_assert_uint_eq(mab_bits_get(&b, n), ref_bits(buf, sizeof buf, pos, n, &over));
+        pos += n;
+    }
+    ck_assert_int_eq(b.over, 0);
+    ck_assert_uint_eq(mab_bits_get(&b, 0), 0);
+}
+END_TEST
+
 START_TEST(legion_file)
 {
     size_t n;
@@ -1060,6 +1110,7 @@ static Suite *mab_suite(void)
     Suite *s = suite_create("mab");
     TCase *tc = tcase_create("mab");
     tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, bit_reader_every_width_and_offset);
     tcase_add_test(tc, legion_file);
     tcase_add_test(tc, synthetic_wdl);
     tcase_add_test(tc, synthetic_wd2);

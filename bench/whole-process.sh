@@ -1,0 +1,94 @@
+#!/bin/sh
+# whole-process.sh - what a user waits for: runs `animkit info FILE`,
+# `animkit dump --json FILE` and `animkit info` over many files, each
+# RUNS times (default 20), and prints the median wall time of each, the
+# JSON rate, the files per second and the peak memory (max RSS) of `info`
+# on the largest corpus file.
+#
+#   bench/whole-process.sh [BUILD_DIR [CORPUS_DIR]]   (RUNS=N, MANY=N to change counts)
+#
+# Run from the source tree after `make -C build`. The "many files" case
+# copies the samples and the corpus files up to 200 KB into a temporary folder until
+# there are MANY (default 1066) of them, passed in one call (BATCH=N passes
+# them N at a time instead).
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$here/build}
+corpus=${2:-$here/../shared/corpus}
+runs=${RUNS:-20}
+many=${MANY:-1066}
+batch=${BATCH:-$many}
+
+# The real binary, not libtool's wrapper script (which would be timed too).
+"$build/cli/animkit" --version >/dev/null 2>&1 || true
+exe=$build/cli/.libs/animkit
+[ -x "$exe" ] || exe=$build/cli/animkit
+export LD_LIBRARY_PATH="$build/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+now_ns() { date +%s%N; }
+
+# median of the numbers on stdin
+median() { sort -n | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+# time_runs CMD... : prints the median wall time in ms over $runs runs
+time_runs() {
+    i=0
+    : >"$tmp/times"
+    while [ "$i" -lt "$runs" ]; do
+        t0=$(now_ns)
+        "$@" >/dev/null
+        t1=$(now_ns)
+        echo $(( (t1 - t0) / 1000 )) >>"$tmp/times"
+        i=$((i + 1))
+    done
+    median <"$tmp/times" | awk '{ printf "%.2f", $1 / 1000 }'
+}
+
+largest=$(ls -S "$corpus"/ifp/*.ifp "$corpus"/ani/*.ani "$corpus"/anm/*.anm 2>/dev/null | head -n 1 || true)
+ped=$corpus/ifp/ped_cretaceous.ifp
+[ -f "$ped" ] || ped=$here/samples/wave.ifp
+[ -n "$largest" ] || largest=$ped
+
+echo "animkit whole-process figures, median of $runs runs ($exe)"
+ms=$(time_runs "$exe" info "$ped")
+echo "info $(basename "$ped"): $ms ms wall (goal <= 10 ms)"
+
+"$exe" dump --json "$ped" >"$tmp/dump.json"
+jbytes=$(wc -c <"$tmp/dump.json")
+ms=$(time_runs "$exe" dump --json "$ped")
+echo "dump --json $(basename "$ped"): $ms ms wall, $jbytes bytes of JSON = $(awk -v b="$jbytes" -v m="$ms" 'BEGIN { printf "%.1f", b / m / 1000 }') MB/s (goal >= 250 MB/s)"
+
+# The many-files case: copies of every readable sample and corpus file.
+mkdir "$tmp/many"
+n=0
+while [ "$n" -lt "$many" ]; do
+    for f in "$here"/samples/wave.* "$corpus"/ifp/*.ifp "$corpus"/ani/*.ani "$corpus"/anm/*.anm "$corpus"/mab/*.mab; do
+        [ -f "$f" ] || continue
+        case $f in *.sh) continue ;; esac
+        [ "$(wc -c <"$f")" -le 200000 ] || continue # small files, as a game folder holds
+        [ "$n" -lt "$many" ] || break
+        ext=${f##*.}
+        cp "$f" "$tmp/many/f$n.$ext"
+        n=$((n + 1))
+    done
+done
+info_many() {
+    # one call when the CLI takes them all, else batches of $batch
+    if [ "$batch" -ge "$many" ]; then
+        "$exe" info "$tmp"/many/*
+    else
+        ls "$tmp"/many/* | xargs -n "$batch" "$exe" info
+    fi
+}
+mbytes=$(cat "$tmp"/many/* | wc -c)
+ms=$(time_runs info_many)
+calls=$(( (many + batch - 1) / batch ))
+echo "info on $many files ($mbytes bytes, $calls call(s)): $ms ms wall = $(awk -v n="$many" -v m="$ms" 'BEGIN { printf "%.0f", n / m * 1000 }') files/s (goal >= 5000 files/s)"
+
+if [ -x /usr/bin/time ]; then
+    rss=$(/usr/bin/time -f %M "$exe" info "$largest" 2>&1 >/dev/null | tail -n 1)
+    echo "peak memory of info $(basename "$largest") ($(wc -c <"$largest") bytes): $rss KB max RSS"
+fi
