@@ -15,7 +15,8 @@ static const char usage_text[] =
     "Read, write and convert skeletal-animation files of games.\n"
     "\n"
     "Commands:\n"
-    "  formats [--json]                 list the plugins, and those refused with why\n"
+    "  formats [--json] [-v] [NAME]     list the plugins (-v: and their parameters), and\n"
+    "                                   those refused with why\n"
     "  probe FILE...                    tell each file's format and probe score\n"
     "  info FILE... [--json]            summarise clips, tracks, keys and events\n"
     "  dump FILE [--json] [--clip NAME] print every key and event\n"
@@ -44,8 +45,9 @@ static const char usage_text[] =
     "write, 71 out of memory, 73 cannot create output, 74 I/O error, 78 config error.\n";
 
 static const struct { const char *name, *help; } command_help[] = {
-    { "formats", "usage: animkit formats [--json]\n"
-                 "List every loaded plugin: name, version, ABI, extensions, read/write, file.\n"
+    { "formats", "usage: animkit formats [--json] [-v] [NAME]\n"
+                 "List every loaded plugin (or only NAME): name, version, ABI, extensions,\n"
+                 "read/write, file; with -v also its description and declared parameters.\n"
                  "Then the plugins that were refused, with the reason.\n" },
     { "probe", "usage: animkit probe FILE...\n"
                "Print the format that wins the probe for each file and its score (0-100),\n"
@@ -225,9 +227,9 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
                 return rc;
             break;
         case OPT_FPS: {
-            char *end;
-            double fps = strtod(optarg, &end);
-            if (end == optarg || *end || !(fps > 0 && fps < 1e6))
+            double fps = 0;
+            size_t len = strlen(optarg);
+            if (!len || ak_parse_number(optarg, len, &fps) != len || !(fps > 0 && fps < 1e6))
                 return usage_error("--fps wants a positive number, not '%s'", optarg);
             if ((rc = add_param(c, "fps", optarg)))
                 return rc;

@@ -34,6 +34,9 @@ int cli_read(cli *c, const char *path, ak_doc **doc, int show_warnings);
 /* The larger (worse) of two exit codes. */
 int cli_worse(int a, int b);
 
+/* Lists the parameters a codec declares (cli/params.c). */
+void cli_print_params(const ak_codec *k);
+
 int cmd_formats(cli *c);
 int cmd_probe(cli *c);
 int cmd_info(cli *c);

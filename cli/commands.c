@@ -30,9 +30,14 @@ static void json_string(const char *s)
 
 int cmd_formats(cli *c)
 {
-    int rc = need_args(c, 0, 0, "formats [--json]");
+    int rc = need_args(c, 0, 1, "formats [--json] [-v] [NAME]");
     if (rc)
         return rc;
+    const char *only = c->arg_count ? c->args[0] : NULL;
+    if (only && !ak_registry_find(c->reg, only)) {
+        fprintf(stderr, "animkit: no plugin named '%s' is loaded\n", only);
+        return EX_USAGE;
+    }
     size_t n = ak_registry_count(c->reg), r = ak_registry_refused_count(c->reg);
     const char *cfg = ak_registry_config_path(c->reg);
     if (c->json) {
@@ -79,12 +84,16 @@ int cmd_formats(cli *c)
     for (size_t i = 0; i < n; i++) {
         const ak_plugin_info *p = ak_registry_plugin(c->reg, i);
         const ak_codec *k = p->codec;
+        if (only && strcmp(only, k->name) != 0)
+            continue;
         printf("%-10s %-8s %u.%-3u %-12s %c%c   %s\n", k->name, k->version, k->abi_major, k->abi_minor,
                k->extensions, k->read ? 'r' : '-', k->write ? 'w' : '-', p->path);
-        if (c->verbose)
+        if (c->verbose) {
             printf("           %s (%s, priority %d)\n", k->description, k->license, p->priority);
+            cli_print_params(k);
+        }
     }
-    if (r) {
+    if (r && !only) {
         printf("\nrefused:\n");
         for (size_t i = 0; i < r; i++) {
             const ak_refused_plugin *p = ak_registry_refused(c->reg, i);

@@ -93,8 +93,11 @@ ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size, const 
         ak_report_emit(report, AK_ERROR, AK_E_UNSUPPORTED, file, codec->name, -1, "this plugin cannot read");
         return AK_E_UNSUPPORTED;
     }
+    if (ak_params_check(reg, codec, AK_PARAM_READ, opt_params(options), file, report) != AK_OK)
+        return AK_E_USAGE;
     ak_job job;
     ak_job_init(&job, codec, file, opt_params(options), report);
+    job.use = AK_PARAM_READ;
     ak_doc *doc = ak_doc_new_with(&reg->allocator, 0);
     if (!doc) {
         ak_report_emit(report, AK_ERROR, AK_E_NOMEM, file, NULL, -1, "out of memory");
@@ -241,9 +244,12 @@ ak_status ak_write(const ak_registry *reg, const ak_doc *doc, const ak_options *
                        doc->clip_count);
         return AK_E_USAGE;
     }
+    if (ak_params_check(reg, codec, AK_PARAM_WRITE, opt_params(options), file, report) != AK_OK)
+        return AK_E_USAGE;
     report_losses(doc, codec, file, report);
     ak_job job;
     ak_job_init(&job, codec, file, opt_params(options), report);
+    job.use = AK_PARAM_WRITE;
     /* A writer's scratch is bounded by the document, not by a limit. */
     ak_heap scratch_heap = { reg->allocator, 0, 0, &job };
     job.heap = &scratch_heap;

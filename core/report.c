@@ -4,7 +4,6 @@
 #include "internal.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,21 +140,6 @@ const char *ak_job_param(const ak_job *job, const char *key)
         if (strncmp(*p, key, n) == 0 && (*p)[n] == '=')
             return *p + n + 1;
     return NULL;
-}
-
-double ak_job_param_number(ak_job *job, const char *key, double fallback)
-{
-    const char *v = ak_job_param(job, key);
-    if (!v)
-        return fallback;
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (end == v || *end || errno) {
-        ak_fail(job, AK_E_USAGE, -1, "parameter %s=%s is not a number", key, v);
-        return fallback;
-    }
-    return d;
 }
 
 const char *ak_job_filename(const ak_job *job) { return job->filename; }

@@ -47,7 +47,8 @@ tests_plugins_minor11_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
 tests_plugins_minor11_la_LIBADD = libanimkit.la
 
 CORE_TESTS = tests/core/test_model tests/core/test_binio tests/core/test_registry \
-	tests/core/test_config tests/core/test_fileio tests/core/test_cli tests/core/test_threads
+	tests/core/test_config tests/core/test_fileio tests/core/test_cli tests/core/test_threads \
+	tests/core/test_params
 check_PROGRAMS += $(CORE_TESTS)
 TESTS += $(CORE_TESTS)
 tests_core_test_model_SOURCES = tests/core/test_model.c
@@ -71,3 +72,6 @@ tests_core_test_cli_LDADD = $(TEST_LIBS)
 tests_core_test_threads_SOURCES = tests/core/test_threads.c examples/plugin/akm.c
 tests_core_test_threads_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_threads_LDADD = $(TEST_LIBS)
+tests_core_test_params_SOURCES = tests/core/test_params.c
+tests_core_test_params_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_params_LDADD = $(TEST_LIBS)

@@ -70,6 +70,40 @@ typedef enum ak_caps {
 } ak_caps;
 
 typedef struct ak_job ak_job;   /* one read or write call (opaque) */
+
+/* Declared parameters (ABI 1.2). A codec lists the "-p KEY=VALUE"
+ * parameters it understands; the core then checks every parameter of a
+ * call before the codec runs: a name that no loaded codec declares, or a
+ * value of the wrong type for this codec, fails the call with AK_E_USAGE
+ * (naming the closest declared name). A name declared only by another
+ * codec, or by this one for the other direction, is left for that one (a
+ * convert passes the same parameters to its reader and its writer). A codec
+ * that declares nothing (params NULL) gets every parameter unchecked. */
+typedef enum ak_param_type {
+    AK_PARAM_STRING = 0,  /* any text */
+    AK_PARAM_INT = 1,     /* decimal integer, optional sign, fits int64_t */
+    AK_PARAM_NUMBER = 2,  /* decimal number with '.' as the decimal point */
+    AK_PARAM_BOOL = 3,    /* yes/no, true/false, on/off, 1/0 */
+    AK_PARAM_CHOICE = 4,  /* one of `choices`, compared without case */
+    AK_PARAM_TYPE_MAX_ = INT32_MAX
+} ak_param_type;
+
+typedef enum ak_param_use {
+    AK_PARAM_READ = 1,    /* the parameter applies to the codec's read */
+    AK_PARAM_WRITE = 2,   /* ... to its write */
+    AK_PARAM_USE_MAX_ = INT32_MAX
+} ak_param_use;
+
+typedef struct ak_param {
+    const char *name;          /* [a-z0-9_]+; NULL ends the list */
+    ak_param_type type;
+    uint32_t use;              /* ak_param_use bits; a name may appear twice
+                                  with different uses and defaults */
+    const char *choices;       /* AK_PARAM_CHOICE: "|"-separated, e.g. "ANP3|ANPK" */
+    const char *default_value; /* as written after '=', or NULL for "none: the
+                                  codec decides" (e.g. the document's own variant) */
+    const char *help;          /* one line for `animkit formats -v` */
+} ak_param;
 typedef struct ak_sink ak_sink; /* growing output buffer (opaque) */
 
 /*
@@ -101,6 +135,13 @@ struct ak_codec {
      * format cannot hold that the generic caps do not cover is reported
      * with ak_warn(). */
     ak_status (*write)(ak_job *job, const ak_doc *doc, ak_sink *out);
+
+    /* ABI 1.2: the declared parameters, ended by an entry whose name is
+     * NULL (an empty list: the codec takes none, and every parameter given
+     * to it is checked); NULL = not declared, nothing is checked. The core
+     * refuses a plugin whose declarations are malformed (bad name or type,
+     * a choice list missing, a default that does not fit its type). */
+    const ak_param *params;
 };
 
 /* ------------------------------------------------------------------------
@@ -114,11 +155,18 @@ AK_API ak_status ak_fail(ak_job *job, ak_status status, int64_t offset, const ch
     AK_PRINTF(4, 5);
 /* A warning at `offset` (-1 for none). */
 AK_API void ak_warn(ak_job *job, int64_t offset, const char *fmt, ...) AK_PRINTF(3, 4);
-/* The value of a "key=value" parameter, or NULL. */
+/* The value of a "key=value" parameter as given, or NULL. */
 AK_API const char *ak_job_param(const ak_job *job, const char *key);
-/* A numeric parameter, or `fallback` when absent; a malformed value fails
- * the job and returns `fallback`. */
+/* Typed parameters. Each returns the value given; when absent, the default
+ * the codec declares for `key` in this direction (ak_codec.params), else
+ * `fallback`. A malformed value fails the job (AK_E_USAGE) and returns
+ * `fallback`; declared parameters were already checked by the core, so
+ * that happens only for undeclared ones. Numbers are parsed the same in
+ * every locale (ak_parse_number). Booleans: yes/no, true/false, on/off, 1/0. */
 AK_API double ak_job_param_number(ak_job *job, const char *key, double fallback);
+AK_API int64_t ak_job_param_int(ak_job *job, const char *key, int64_t fallback);      /* 1.2 */
+AK_API int ak_job_param_bool(ak_job *job, const char *key, int fallback);             /* 1.2 */
+AK_API const char *ak_job_param_string(ak_job *job, const char *key, const char *fallback); /* 1.2 */
 AK_API const char *ak_job_filename(const ak_job *job);
 /* 1 once the job has failed (ak_fail, an allocation over the limit...). */
 AK_API int ak_job_failed(const ak_job *job);
@@ -175,6 +223,28 @@ AK_API uint16_t ak_load_u16(const unsigned char *p);
 AK_API uint32_t ak_load_u32(const unsigned char *p);
 AK_API float ak_bits_f32(uint32_t bits);
 AK_API uint32_t ak_f32_bits(float value);
+
+/* ------------------------------------------------------------------------
+ * Numbers as text (ABI 1.2), the same whatever locale the host has set:
+ * '.' is the decimal point, there are no digit groups. Never use strtod,
+ * atof or printf's %g/%f in a plugin: they follow the host's locale.
+ * ------------------------------------------------------------------------ */
+
+/* Longest number text ak_parse_number() accepts. */
+#define AK_NUMBER_MAX_TEXT 400
+/* Reads the number at the start of `text` (`size` bytes, no terminator
+ * needed): [+-]? digits with an optional '.' fraction, or '.' digits, then
+ * an optional exponent [eE][+-]?digits. No spaces, hex, inf or nan. Stores
+ * the nearest double in *out and returns the bytes used; 0 (and *out
+ * untouched) when no number starts there, or it is longer than
+ * AK_NUMBER_MAX_TEXT or beyond a double's range. */
+AK_API size_t ak_parse_number(const char *text, size_t size, double *out);
+/* Writes `value` into `buf` as %g would in the C locale with
+ * `significant_digits` digits (1-17), or with 0 the shortest text that
+ * ak_parse_number() reads back to exactly `value`. Non-finite values give
+ * "nan", "inf", "-inf". Returns the length the text needs without its
+ * terminator, as snprintf does: 32 bytes always suffice. */
+AK_API int ak_format_number(double value, int significant_digits, char *buf, size_t size);
 
 /* ------------------------------------------------------------------------
  * Output. Allocation failures are sticky: check ak_sink_failed() (or the

@@ -36,7 +36,7 @@ static ak_status scripted_read(ak_job *job, const unsigned char *bytes, size_t s
 }
 
 static const ak_codec scripted = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "scripted", "1", "t",
-                                   "MIT", "x", NULL, scripted_read, NULL };
+                                   "MIT", "x", NULL, scripted_read, NULL, NULL };
 
 static ak_status run(int (*fn)(ak_reader *), const unsigned char *bytes, size_t size, last *l)
 {
@@ -175,7 +175,7 @@ static ak_status sink_write(ak_job *job, const ak_doc *doc, ak_sink *s)
 }
 
 static const ak_codec sinker = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), AK_CAP_MULTI_CLIP, "sinker",
-                                 "1", "t", "MIT", "snk", NULL, NULL, sink_write };
+                                 "1", "t", "MIT", "snk", NULL, NULL, sink_write, NULL };
 
 START_TEST(sink_writes_little_endian)
 {
@@ -326,7 +326,7 @@ static ak_status hoarding_write(ak_job *job, const ak_doc *doc, ak_sink *s)
 }
 
 static const ak_codec hoarder = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), AK_CAP_MULTI_CLIP, "hoarder",
-                                  "1", "t", "MIT", "hd", NULL, NULL, hoarding_write };
+                                  "1", "t", "MIT", "hd", NULL, NULL, hoarding_write, NULL };
 
 START_TEST(writer_scratch_is_freed_by_the_job)
 {

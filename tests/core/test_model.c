@@ -390,7 +390,7 @@ static ak_status greedy_read(ak_job *job, const unsigned char *bytes, size_t siz
 }
 
 static const ak_codec greedy = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "greedy", "1", "test",
-                                 "MIT", "greedy", NULL, greedy_read, NULL };
+                                 "MIT", "greedy", NULL, greedy_read, NULL, NULL };
 
 START_TEST(read_memory_is_capped)
 {

@@ -211,7 +211,7 @@ static ak_status noop_read(ak_job *job, const unsigned char *b, size_t n, ak_doc
     return ak_clip_add(doc, "x") ? AK_OK : AK_E_NOMEM;
 }
 static const ak_codec by_ext = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "byext", "1", "t", "MIT",
-                                 "bx,byx", NULL, noop_read, NULL };
+                                 "bx,byx", NULL, noop_read, NULL, NULL };
 
 START_TEST(extension_alone_scores_low)
 {

@@ -286,6 +286,7 @@ static ak_status tst_write(ak_job *job, const ak_doc *doc, ak_sink *out)
 static const ak_codec tst_codec = {
     AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), AK_CAP_MULTI_CLIP | AK_CAP_EVENTS | AK_CAP_BONE_NAME,
     "tst", "1.0.0", "synthetic test format", "MIT", "tst", tst_probe, tst_read, tst_write,
+    NULL,
 };
 
 const ak_codec *rb_tst_codec(void) { return &tst_codec; }

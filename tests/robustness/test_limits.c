@@ -92,6 +92,7 @@ static ak_status grd_read(ak_job *job, const unsigned char *bytes, size_t size, 
 static const ak_codec grd_codec = {
     AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), AK_CAP_MULTI_CLIP, "grd", "1.0.0", "greedy test reader",
     "MIT", "grd", grd_probe, grd_read, NULL,
+    NULL,
 };
 
 static unsigned char grd_input[9];
