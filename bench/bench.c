@@ -32,7 +32,7 @@ static void bench_file(const ak_registry *reg, const char *path, int rounds)
         printf("%s: %s\n", path, rep.message);
         return;
     }
-    ak_options o = { sizeof o, NULL, path, NULL, 0 };
+    ak_options o = { sizeof o, NULL, path, NULL, 0, 0 };
     double best_read = 1e30, best_write = 1e30;
     size_t keys = 0, out_size = 0;
     int identical = -1;
@@ -56,7 +56,7 @@ static void bench_file(const ak_registry *reg, const char *path, int rounds)
         if (ak_registry_find(reg, doc->format)->codec->write) {
             unsigned char *out;
             ak_report wr = { 0 };
-            ak_options w = { sizeof w, doc->format, NULL, NULL, 0 };
+            ak_options w = { sizeof w, doc->format, NULL, NULL, 0, 0 };
             double t2 = now();
             if (ak_write(reg, doc, &w, &out, &out_size, &wr) == AK_OK) {
                 double t3 = now();

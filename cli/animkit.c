@@ -37,6 +37,8 @@ static const char usage_text[] =
     "      --json          JSON output (formats, info, dump)\n"
     "      --raw           dump: add each key's stored bytes\n"
     "      --ticks         dump: add each key's native tick\n"
+    "      --strict        fail a read whose document breaks the model's rules\n"
+    "                      (ak_doc_validate errors, non-unit quaternions)\n"
     "  -v, --verbose       also print warnings raised while reading\n"
     "  -h, --help          this help (or COMMAND --help)\n"
     "  -V, --version       print the version\n"
@@ -155,7 +157,7 @@ int cli_read(cli *c, const char *path, ak_doc **doc, int show_warnings)
 {
     ak_report rep = { 0 };
     rep.on_message = show_warnings ? cli_print_message : NULL;
-    ak_options o = { sizeof o, c->format, path, c->params, 0 };
+    ak_options o = { sizeof o, c->format, path, c->params, 0, c->strict ? AK_READ_STRICT : 0 };
     ak_status st = ak_read_file(c->reg, path, &o, doc, &rep);
     if (st != AK_OK) {
         if (!show_warnings)
@@ -190,7 +192,7 @@ static int add_param(cli *c, const char *key, const char *value)
     return add_item(c->params, &c->param_count, p, "parameters");
 }
 
-enum { OPT_FORCE = 1000, OPT_JSON, OPT_RAW, OPT_TICKS, OPT_VARIANT, OPT_FPS };
+enum { OPT_FORCE = 1000, OPT_JSON, OPT_RAW, OPT_TICKS, OPT_VARIANT, OPT_FPS, OPT_STRICT };
 
 static int parse_args(cli *c, int argc, char **argv, int *help)
 {
@@ -201,6 +203,7 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
         { "force", no_argument, NULL, OPT_FORCE },  { "json", no_argument, NULL, OPT_JSON },
         { "raw", no_argument, NULL, OPT_RAW },      { "ticks", no_argument, NULL, OPT_TICKS },
         { "variant", required_argument, NULL, OPT_VARIANT }, { "fps", required_argument, NULL, OPT_FPS },
+        { "strict", no_argument, NULL, OPT_STRICT },
         { "verbose", no_argument, NULL, 'v' },      { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },      { NULL, 0, NULL, 0 },
     };
@@ -239,6 +242,7 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
         case OPT_JSON: c->json = 1; break;
         case OPT_RAW: c->raw = 1; break;
         case OPT_TICKS: c->ticks = 1; break;
+        case OPT_STRICT: c->strict = 1; break;
         case 'v': c->verbose = 1; break;
         case 'h': *help = 1; break;
         case 'V':

@@ -18,7 +18,7 @@ typedef struct cli {
     int param_count;
     const char *args[MAX_ITEMS];       /* positional arguments after the command */
     int arg_count;
-    int json, raw, ticks, force, verbose;
+    int json, raw, ticks, force, verbose, strict;
     ak_registry *reg;
     char *owned[8];    /* params built by the CLI itself, freed at exit */
     int owned_count;

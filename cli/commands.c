@@ -349,7 +349,7 @@ int cmd_convert(cli *c)
     if (!rc) {
         ak_report rep = { 0 };
         rep.on_message = cli_print_message;
-        ak_options o = { sizeof o, c->to, out, c->params, 0 };
+        ak_options o = { sizeof o, c->to, out, c->params, 0, 0 };
         ak_status st = ak_write_file(c->reg, doc, out, &o, c->force ? AK_WRITE_OVERWRITE : 0, &rep);
         rc = ak_status_exit(st);
     }
@@ -381,7 +381,7 @@ int cmd_validate(cli *c)
         ak_report rep = { 0 };
         rep.on_message = count_and_print;
         rep.user = &t;
-        ak_options o = { sizeof o, c->format, c->args[i], c->params, 0 };
+        ak_options o = { sizeof o, c->format, c->args[i], c->params, 0, 0 };
         ak_doc *doc = NULL;
         ak_status st = ak_read_file(c->reg, c->args[i], &o, &doc, &rep);
         if (st == AK_OK) {

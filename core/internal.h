@@ -89,6 +89,10 @@ const char *ak_params_problem(const ak_codec *codec, char *buf, size_t size);
 /* Whether `value` fits the declaration; on failure `why` says what it wants. */
 int ak_param_value_ok(const ak_param *decl, const char *value, char *why, size_t size);
 
+/* ak_doc_validate() naming `plugin` in its findings; `strict` (a read's
+ * AK_READ_STRICT check) makes off-unit quaternions errors too. */
+unsigned ak_doc_check(const ak_doc *doc, const char *file, const char *plugin, int strict, ak_report *report);
+
 /* File-system calls the atomic writer makes, replaceable by tests to
  * inject disk-full, short-write and rename failures. */
 typedef struct ak_file_ops {

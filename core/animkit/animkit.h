@@ -445,7 +445,18 @@ typedef struct ak_options {
     const char *filename;  /* used in messages and for the extension */
     const char *const *params; /* NULL-terminated "key=value" strings for the plugin */
     size_t max_alloc;      /* read memory cap in bytes; 0 = the default (see below) */
+    /* API 1.2: ak_read_flags. */
+    uint32_t flags;
 } ak_options;
+
+typedef enum ak_read_flags {
+    /* Validate every document a plugin returns (ak_doc_validate()) and fail
+     * the read with AK_E_DATA on any error, with quaternions more than 1%
+     * off unit length counted as errors too: the CLI's --strict, for plugin
+     * authors to find reversed times or unnormalised rotations at once. */
+    AK_READ_STRICT = 1,
+    AK_READ_FLAGS_MAX_ = INT32_MAX
+} ak_read_flags;
 
 /* A read may allocate at most AK_READ_ALLOC_FACTOR times the input size
  * plus AK_READ_ALLOC_BASE bytes for its document, unless max_alloc says

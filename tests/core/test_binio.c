@@ -47,7 +47,7 @@ static ak_status run(int (*fn)(ak_reader *), const unsigned char *bytes, size_t 
     ak_report rep = { 0 };
     rep.on_message = keep;
     rep.user = l;
-    ak_options o = { sizeof o, "scripted", "in.bin", NULL, 0 };
+    ak_options o = { sizeof o, "scripted", "in.bin", NULL, 0, 0 };
     ak_doc *doc = NULL;
     ak_status st = ak_read(reg, bytes, size, &o, &doc, &rep);
     ak_doc_free(doc);
@@ -280,7 +280,7 @@ START_TEST(scratch_is_zeroed_kept_and_freed_by_the_job)
     ak_registry *reg = counting_registry(&scripted);
     long base = live_blocks;
     script = scratch_semantics;
-    ak_options o = { sizeof o, "scripted", "in.bin", NULL, 0 };
+    ak_options o = { sizeof o, "scripted", "in.bin", NULL, 0, 0 };
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
     ck_assert_int_eq(ak_read(reg, bytes, sizeof bytes, &o, &doc, &rep), AK_OK);
@@ -300,7 +300,7 @@ START_TEST(scratch_failures_fail_the_job)
     ak_registry *reg = counting_registry(&scripted);
     long base = live_blocks;
     script = scratch_over_limit;
-    ak_options o = { sizeof o, "scripted", "in.bin", NULL, 65536 };
+    ak_options o = { sizeof o, "scripted", "in.bin", NULL, 65536, 0 };
     memset(&l, 0, sizeof l);
     ak_report rep = { 0 };
     rep.on_message = keep;
@@ -335,7 +335,7 @@ START_TEST(writer_scratch_is_freed_by_the_job)
     ak_doc *doc = ak_doc_new();
     unsigned char *out = NULL;
     size_t n = 0;
-    ak_options o = { sizeof o, "hoarder", NULL, NULL, 0 };
+    ak_options o = { sizeof o, "hoarder", NULL, NULL, 0, 0 };
     ak_report rep = { 0 };
     ck_assert_int_eq(ak_write(reg, doc, &o, &out, &n, &rep), AK_OK);
     ck_assert_uint_eq(n, 1);

@@ -238,6 +238,22 @@ START_TEST(declared_parameters_are_checked)
 }
 END_TEST
 
+START_TEST(strict_fails_on_model_errors)
+{
+    setup();
+    /* walk.akm with its one quaternion (0, 0, 0, 2): twice unit length. */
+    unsigned char bent[sizeof akm_file];
+    memcpy(bent, akm_file, sizeof bent);
+    bent[sizeof bent - 1] = 0x40;
+    bent[sizeof bent - 2] = 0x00;
+    put("bent.akm", bent, sizeof bent);
+    ck_assert_int_eq(animkit("--config", config, "info", path_in_dir("bent.akm"), NULL), 0);
+    ck_assert_int_eq(animkit("--config", config, "--strict", "info", path_in_dir("bent.akm"), NULL), 65);
+    expect_stderr("akm: error: clip '', bone 'Root': rotation: 1 quaternions are not unit length (worst norm 2)");
+    ck_assert_int_eq(animkit("--config", config, "--strict", "info", path_in_dir("walk.akm"), NULL), 0);
+}
+END_TEST
+
 START_TEST(formats_lists_parameters)
 {
     setup();
@@ -271,6 +287,7 @@ int main(void)
     tcase_add_test(tc, convert_is_atomic_and_needs_force);
     tcase_add_test(tc, declared_parameters_are_checked);
     tcase_add_test(tc, formats_lists_parameters);
+    tcase_add_test(tc, strict_fails_on_model_errors);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }

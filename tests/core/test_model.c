@@ -397,7 +397,7 @@ START_TEST(read_memory_is_capped)
     const ak_codec *codecs[] = { &greedy, NULL };
     ak_registry *reg = ak_test_registry(codecs);
     unsigned char bytes[4] = { 0x00, 0x00, 0x10, 0x00 }; /* 1 Mi keys */
-    ak_options o = { sizeof o, "greedy", "greedy.bin", NULL, 64 * 1024 };
+    ak_options o = { sizeof o, "greedy", "greedy.bin", NULL, 64 * 1024, 0 };
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
     ck_assert_int_eq(ak_read(reg, bytes, 4, &o, &doc, &rep), AK_E_LIMIT);

@@ -35,7 +35,7 @@ static const ak_codec typed = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0,
 
 static ak_doc *read_with(const ak_registry *reg, const char *const *params, ak_status want, ak_report *rep)
 {
-    ak_options o = { sizeof o, "typed", "in.typ", params, 0 };
+    ak_options o = { sizeof o, "typed", "in.typ", params, 0, 0 };
     ak_doc *doc = NULL;
     memset(rep, 0, sizeof *rep);
     ck_assert_int_eq(ak_read(reg, "x", 1, &o, &doc, rep), want);

@@ -425,7 +425,7 @@ unsigned char *rb_plugin_input(const rb_plugin *p, size_t *size, char *label, si
     const ak_codec *codecs[] = { p->codec, NULL };
     ak_registry *reg = ak_test_registry(codecs);
     ak_report rep = { 0 };
-    ak_options o = { sizeof o, p->name, NULL, NULL, 0 };
+    ak_options o = { sizeof o, p->name, NULL, NULL, 0, 0 };
     unsigned char *result = NULL;
     snprintf(why, why_size, "%s: no corpus file found and the plugin cannot write", p->name);
     for (int i = 0; p->corpus[i] && !result; i++) {
@@ -460,7 +460,7 @@ unsigned char *rb_plugin_synthetic(const rb_plugin *p, size_t *size, char *label
     const ak_codec *codecs[] = { p->codec, NULL };
     ak_registry *reg = ak_test_registry(codecs);
     ak_report rep = { 0 };
-    ak_options o = { sizeof o, p->name, NULL, NULL, 0 };
+    ak_options o = { sizeof o, p->name, NULL, NULL, 0, 0 };
     unsigned char *result = NULL;
     snprintf(why, why_size, "%s: the plugin cannot write", p->name);
     if (p->codec->write) {
