@@ -60,6 +60,12 @@ void ak_report_emit(ak_report *report, ak_severity severity, ak_status status, c
                     const char *plugin, int64_t offset, const char *fmt, ...) AK_PRINTF(7, 8);
 void ak_report_emitv(ak_report *report, ak_severity severity, ak_status status, const char *file,
                      const char *plugin, int64_t offset, const char *fmt, va_list ap);
+/* The same with a text position (line, column: 1-based, 0 = none). */
+void ak_report_emit_at(ak_report *report, ak_severity severity, ak_status status, const char *file,
+                       const char *plugin, int64_t offset, uint32_t line, uint32_t column, const char *fmt,
+                       va_list ap);
+ak_status ak_fail_atv(ak_job *job, ak_status status, int64_t offset, uint32_t line, uint32_t column,
+                      const char *fmt, va_list ap);
 
 void ak_sink_init(ak_sink *sink, const ak_allocator *allocator);
 /* Hands the buffer to the caller (reset the sink). */

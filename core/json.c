@@ -21,7 +21,7 @@ static void put_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-/* The shortest of %.15g and %.17g that reads back to the same double, into
+/* The shortest text that reads back to the same double, into
  * `buf`; non-finite values as the strings "nan", "inf", "-inf". */
 static void format_number(char *buf, size_t size, double v)
 {
@@ -33,9 +33,7 @@ static void format_number(char *buf, size_t size, double v)
         snprintf(buf, size, "-0.0"); /* "-0" would read back as the integer 0 */
         return;
     }
-    snprintf(buf, size, "%.15g", v);
-    if (strtod(buf, NULL) != v)
-        snprintf(buf, size, "%.17g", v);
+    ak_format_number(v, 0, buf, size); /* '.' whatever the host's locale */
 }
 
 static void put_number(FILE *out, double v)

@@ -21,7 +21,9 @@ static void finding(checker *ck, ak_severity sev, const ak_clip *clip, const ak_
     char text[384];
     va_list ap;
     va_start(ap, fmt);
+    locale_t old = ak_c_locale_enter(); /* '.' decimals whatever the host's locale */
     vsnprintf(text, sizeof text, fmt, ap);
+    ak_c_locale_leave(old);
     va_end(ap);
     ak_report_emit(ck->report, sev, sev == AK_ERROR ? AK_E_DATA : AK_OK, ck->file, ck->plugin, -1,
                    "clip '%s'%s%s%s: %s", clip->name, t ? ", bone '" : "", t ? t->bone : "", t ? "'" : "", text);

@@ -48,7 +48,7 @@ tests_plugins_minor11_la_LIBADD = libanimkit.la
 
 CORE_TESTS = tests/core/test_model tests/core/test_binio tests/core/test_registry \
 	tests/core/test_config tests/core/test_fileio tests/core/test_cli tests/core/test_threads \
-	tests/core/test_params
+	tests/core/test_params tests/core/test_text tests/core/test_locale
 check_PROGRAMS += $(CORE_TESTS)
 TESTS += $(CORE_TESTS)
 tests_core_test_model_SOURCES = tests/core/test_model.c
@@ -75,3 +75,9 @@ tests_core_test_threads_LDADD = $(TEST_LIBS)
 tests_core_test_params_SOURCES = tests/core/test_params.c
 tests_core_test_params_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_params_LDADD = $(TEST_LIBS)
+tests_core_test_text_SOURCES = tests/core/test_text.c
+tests_core_test_text_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_text_LDADD = $(TEST_LIBS) -lm
+tests_core_test_locale_SOURCES = tests/core/test_locale.c
+tests_core_test_locale_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_locale_LDADD = plugins/anm/libanm-impl.la plugins/json/libjson-impl.la $(TEST_LIBS) $(JANSSON_LIBS) -lm

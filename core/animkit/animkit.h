@@ -78,6 +78,11 @@ typedef struct ak_message {
     const char *plugin; /* plugin that raised it, or NULL for the core */
     int64_t offset;     /* byte offset in `file`, or -1 */
     const char *text;   /* the bare message, without file/plugin/offset */
+    /* API 1.2: where in a text input, both 1-based, or 0 when not known
+     * (binary input). The column counts bytes, a tab as one. A host that
+     * builds its own ak_message for ak_message_format() zeroes them. */
+    uint32_t line;
+    uint32_t column;
 } ak_message;
 
 typedef void (*ak_message_fn)(void *user, const ak_message *msg);
@@ -86,7 +91,10 @@ typedef void (*ak_message_fn)(void *user, const ak_message *msg);
  * Where a call reports to. Zero-initialise it; set on_message to see
  * warnings as they happen. After a failing call, `status`, `offset`,
  * `plugin` and `text` describe the first error, and `message` holds the
- * whole line "FILE: PLUGIN: TEXT (at byte OFFSET)".
+ * whole line "FILE: PLUGIN: TEXT (at byte OFFSET)", or for an error in a
+ * text input "FILE:LINE:COLUMN: PLUGIN: ..." (the line and column are in
+ * the ak_message given to on_message; this struct has no size field and
+ * so never grows).
  */
 typedef struct ak_report {
     ak_message_fn on_message;
@@ -99,7 +107,8 @@ typedef struct ak_report {
     unsigned warnings; /* warnings raised since the report was zeroed */
 } ak_report;
 
-/* Formats a message as one line, the way the CLI prints it. */
+/* Formats a message as one line, the way the CLI prints it:
+ * "FILE[:LINE:COLUMN]: [PLUGIN: ]SEVERITY: TEXT[ (at byte N, 0xN)]". */
 AK_API void ak_message_format(const ak_message *msg, char *buf, size_t size);
 
 /* ------------------------------------------------------------------------

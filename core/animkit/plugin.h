@@ -153,6 +153,10 @@ struct ak_codec {
  * error of a job is kept. */
 AK_API ak_status ak_fail(ak_job *job, ak_status status, int64_t offset, const char *fmt, ...)
     AK_PRINTF(4, 5);
+/* ak_fail() for text input (ABI 1.2): also the 1-based line and column
+ * (0 = unknown) that messages show as FILE:LINE:COLUMN. */
+AK_API ak_status ak_fail_at(ak_job *job, ak_status status, int64_t offset, uint32_t line, uint32_t column,
+                            const char *fmt, ...) AK_PRINTF(6, 7);
 /* A warning at `offset` (-1 for none). */
 AK_API void ak_warn(ak_job *job, int64_t offset, const char *fmt, ...) AK_PRINTF(3, 4);
 /* The value of a "key=value" parameter as given, or NULL. */
@@ -245,6 +249,54 @@ AK_API size_t ak_parse_number(const char *text, size_t size, double *out);
  * "nan", "inf", "-inf". Returns the length the text needs without its
  * terminator, as snprintf does: 32 bytes always suffice. */
 AK_API int ak_format_number(double value, int significant_digits, char *buf, size_t size);
+
+/* ------------------------------------------------------------------------
+ * Reading text formats (ABI 1.2). The input is not NUL-terminated; lines
+ * end with LF, CR LF or a lone CR; tokens are separated by spaces and tabs.
+ * Errors go through ak_fail_at() with the byte offset, the line and the
+ * column (1-based, in bytes), which the CLI shows as FILE:LINE:COLUMN. As
+ * with ak_reader, the first failure is sticky: afterwards every call
+ * returns NULL or 0 without moving.
+ * ------------------------------------------------------------------------ */
+typedef struct ak_text {
+    const unsigned char *data; /* the whole input */
+    size_t size;
+    size_t pos;                /* offset of the next byte */
+    size_t line_start;         /* offset where the line of `pos` begins */
+    uint32_t line;             /* 1-based line of `pos` */
+    uint32_t token_line;       /* line of the last token read, 0 before any */
+    size_t token;              /* offset of the last token read */
+    size_t token_line_start;
+    ak_job *job;
+    int failed;
+} ak_text;
+
+AK_API void ak_text_init(ak_text *t, ak_job *job, const unsigned char *data, size_t size);
+/* 1 when no bytes are left. */
+AK_API int ak_text_at_end(const ak_text *t);
+/* Skips spaces and tabs; 1 if the current line has nothing more. */
+AK_API int ak_text_at_line_end(ak_text *t);
+/* The next token of the current line (its length in *len), or NULL at the
+ * line's end. The pointer is into the input: not NUL-terminated. */
+AK_API const char *ak_text_token(ak_text *t, size_t *len);
+/* The next token, going on to later lines; NULL at the end of the input. */
+AK_API const char *ak_text_word(ak_text *t, size_t *len);
+/* The rest of the current line without its line end, moving past it;
+ * NULL at the end of the input. */
+AK_API const char *ak_text_line(ak_text *t, size_t *len);
+/* Moves to the start of the next line; 0 when there is none. */
+AK_API int ak_text_next_line(ak_text *t);
+/* The next token of the current line as a number (ak_parse_number, the
+ * whole token); otherwise fails the job naming `what` and returns 0. */
+AK_API int ak_text_number(ak_text *t, const char *what, double *out);
+/* The next word (ak_text_word) must be `word` exactly; otherwise fails the
+ * job and returns 0. */
+AK_API int ak_text_expect(ak_text *t, const char *word);
+/* 1 if `len` bytes at `token` spell `word` exactly. */
+AK_API int ak_text_is(const char *token, size_t len, const char *word);
+/* Fails the job at the last token read (else at the current position),
+ * with its line and column, and returns `status`. */
+AK_API ak_status ak_text_fail(ak_text *t, ak_status status, const char *fmt, ...) AK_PRINTF(3, 4);
 
 /* ------------------------------------------------------------------------
  * Output. Allocation failures are sticky: check ak_sink_failed() (or the

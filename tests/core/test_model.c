@@ -368,7 +368,7 @@ START_TEST(json_has_schema_and_exact_numbers)
     ck_assert_ptr_nonnull(strstr(text, "\"bone\":\"Bip \\\"01\\\"\\n\""));
     ck_assert_ptr_nonnull(strstr(text, "\"hash\":3066451557"));
     ck_assert_ptr_nonnull(strstr(text, "\"props\":{\"flags\":3,\"speed\":2.0}"));
-    ck_assert_ptr_nonnull(strstr(text, "\"rotation\":[[0,-0.0,0.1,0.70710676908493042,1]"));
+    ck_assert_ptr_nonnull(strstr(text, "\"rotation\":[[0,-0.0,0.1,0.7071067690849304,1]"));
     ck_assert_ptr_nonnull(strstr(text, "\"rotation_raw\":[\"00\",\"01\",\"02\"]"));
     ck_assert_ptr_nonnull(strstr(text, "\"events\":[{\"time\":0.25,\"type\":\"sound\",\"info\":\"step.wav\"}]"));
     free(text);
