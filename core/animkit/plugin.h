@@ -128,12 +128,20 @@ struct ak_codec {
 
     /* Decodes `bytes` into the empty document `doc`. Returns AK_OK, or the
      * status given to ak_fail(). NULL = the codec cannot read. On failure
-     * the core frees the document. */
+     * the core frees the document. `bytes` is not NUL-terminated (read text
+     * with ak_text) and lives only during the call: everything kept goes
+     * into the document, which copies it. Setting doc->format is optional
+     * (ak_doc_set_format). With AK_READ_STRICT the core validates what is
+     * returned. */
     ak_status (*read)(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc);
 
     /* Encodes `doc` into `out`. NULL = the codec cannot write. Anything the
      * format cannot hold that the generic caps do not cover is reported
-     * with ak_warn(). */
+     * with ak_warn(). A codec without AK_CAP_MULTI_CLIP is only ever given
+     * a document of exactly one clip (the core refuses others before the
+     * call), so doc->clips[0] is valid there; a multi-clip writer may be
+     * given none. The document is const: never change it, not even to
+     * normalise; write what it holds. */
     ak_status (*write)(ak_job *job, const ak_doc *doc, ak_sink *out);
 
     /* ABI 1.2: the declared parameters, ended by an entry whose name is

@@ -199,6 +199,18 @@ static const char *builtin_config(void)
     return path_in_dir("builtin.ini");
 }
 
+/* A config that loads the ABI 1.1 test plugin, which declares nothing,
+ * and an input for it. */
+static const char *old_config(void)
+{
+    char text[PATH_MAX + 64];
+    snprintf(text, sizeof text, "[animkit]\nautoload = no\n[plugin minor11]\npath = %s/tests/plugins/.libs/minor11.so\n",
+             getenv("AK_BUILDDIR"));
+    put("old.ini", text, strlen(text));
+    put("x.m11", "M11\n", 4);
+    return path_in_dir("old.ini");
+}
+
 static void expect_stderr(const char *what)
 {
     char *e = errors();
@@ -233,8 +245,11 @@ START_TEST(declared_parameters_are_checked)
     /* wave.anm's 30 frames last 1 s at the default 30 fps, 30 / 25 = 1.2 s at 25. */
     ck_assert_ptr_nonnull(strstr(o, "clip \"wave\": 1.2 s"));
     free(o);
-    /* A plugin that declares nothing (the example akm) takes anything. */
-    ck_assert_int_eq(animkit("--config", config, "info", path_in_dir("walk.akm"), "-p", "whatever=1", NULL), 0);
+    /* The example akm declares an empty list: nothing is taken. */
+    ck_assert_int_eq(animkit("--config", config, "info", path_in_dir("walk.akm"), "-p", "whatever=1", NULL), 64);
+    expect_stderr("unknown parameter 'whatever' (akm reading takes: none)");
+    /* A plugin built before declarations existed (ABI 1.1) takes anything. */
+    ck_assert_int_eq(animkit("--config", old_config(), "info", path_in_dir("x.m11"), "-p", "whatever=1", NULL), 0);
 }
 END_TEST
 
@@ -269,6 +284,10 @@ START_TEST(formats_lists_parameters)
     ck_assert_ptr_nonnull(strstr(o, "-p variant=ANP3|ANP2|ANPK|ANLF (write)"));
     free(o);
     ck_assert_int_eq(animkit("--config", config, "formats", "-v", NULL), 0);
+    o = output();
+    ck_assert_ptr_nonnull(strstr(o, "parameters: none"));
+    free(o);
+    ck_assert_int_eq(animkit("--config", old_config(), "formats", "-v", NULL), 0);
     o = output();
     ck_assert_ptr_nonnull(strstr(o, "parameters: not declared"));
     free(o);
