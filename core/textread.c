@@ -154,9 +154,11 @@ static uint32_t column_of(size_t pos, size_t line_start)
 
 ak_status ak_text_fail(ak_text *t, ak_status status, const char *fmt, ...)
 {
-    size_t at = t->token_line ? t->token : t->pos;
-    uint32_t line = t->token_line ? t->token_line : t->line;
-    uint32_t column = column_of(at, t->token_line ? t->token_line_start : t->line_start);
+    /* A token of an earlier line is not what went wrong here. */
+    int at_token = t->token_line && t->token_line == t->line && t->token_line_start == t->line_start;
+    size_t at = at_token ? t->token : t->pos;
+    uint32_t line = t->line;
+    uint32_t column = column_of(at, t->line_start);
     t->failed = 1;
     if (!t->job)
         return status == AK_OK ? AK_E_DATA : status;

@@ -302,8 +302,8 @@ AK_API int ak_text_number(ak_text *t, const char *what, double *out);
 AK_API int ak_text_expect(ak_text *t, const char *word);
 /* 1 if `len` bytes at `token` spell `word` exactly. */
 AK_API int ak_text_is(const char *token, size_t len, const char *word);
-/* Fails the job at the last token read (else at the current position),
- * with its line and column, and returns `status`. */
+/* Fails the job at the last token read if it is on the current line, else
+ * at the current position, with its line and column; returns `status`. */
 AK_API ak_status ak_text_fail(ak_text *t, ak_status status, const char *fmt, ...) AK_PRINTF(3, 4);
 
 /* ------------------------------------------------------------------------
