@@ -93,6 +93,9 @@ static ak_status open_joint(reader *r, int32_t parent, int32_t *out)
     if (!b)
         return AK_E_NOMEM;
     b->parent = parent;
+    /* No CHANNELS line is no channels, which the writer must keep. */
+    if (ak_prop_set_string(r->doc, &b->props, BVH_P_CHANNELS, "") != AK_OK)
+        return AK_E_NOMEM;
     *out = (int32_t)index;
     return AK_OK;
 }

@@ -20,6 +20,9 @@
 #ifdef AK_HAVE_JSON
 #include "../../plugins/json/json.h"
 #endif
+#ifdef AK_HAVE_BVH
+#include "../../plugins/bvh/bvh.h"
+#endif
 
 /* ---- allocator ------------------------------------------------------------ */
 
@@ -358,7 +361,7 @@ unsigned char *rb_tst_build(unsigned clips, unsigned tracks, unsigned keys, size
 
 const rb_plugin *rb_plugins(size_t *n)
 {
-    static rb_plugin list[8];
+    static rb_plugin list[15];
     size_t count = 0;
 #ifdef AK_HAVE_IFP
     list[count++] = (rb_plugin){ "ifp", ifp_codec(), { "ifp/walking_cuffed.ifp", "ifp/weapc.ifp", NULL } };
@@ -377,6 +380,9 @@ const rb_plugin *rb_plugins(size_t *n)
 #ifdef AK_HAVE_JSON
     list[count++] = (rb_plugin){ "json", json_codec(), { NULL } };
 #endif
+#ifdef AK_HAVE_BVH
+    list[count++] = (rb_plugin){ "bvh", bvh_codec(), { NULL } };
+#endif
     *n = count;
     return list;
 }
@@ -390,6 +396,13 @@ ak_doc *rb_sample_doc(void)
     clip->duration = 1.0;
     clip->frame_rate = 30.0;
     static const char *const bones[] = { "Root", "Spine" };
+    /* a skeleton too, for the formats that need one (bvh) */
+    for (int b = 0; b < 2; b++) {
+        ak_bone *bone = ak_bone_add(doc, bones[b]);
+        ck_assert(bone != NULL);
+        bone->parent = b - 1;
+        bone->translation[1] = 0.5 * b;
+    }
     for (int b = 0; b < 2; b++) {
         ak_track *t = ak_track_add(clip, bones[b]);
         ck_assert(t != NULL);

@@ -353,6 +353,9 @@ START_TEST(t_convert)
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
     ck_assert_int_eq(ak_read(reg, bytes, n, &o, &doc, &rep), AK_OK);
+    /* A format that needs a skeleton gets one bone per track, as a host would add. */
+    for (size_t t = 0; (p->codec->caps & AK_CAP_SKELETON) && t < doc->clips[0]->track_count; t++)
+        ck_assert(ak_bone_add(doc, doc->clips[0]->tracks[t]->bone) != NULL);
     long base = st.live;
     ak_options w = { sizeof w, p->name, NULL, NULL, 0, 0 };
     for (long k = 1;; k++) {
