@@ -23,6 +23,12 @@ check_LTLIBRARIES += tests/plugins/akm.la tests/plugins/badabi.la tests/plugins/
 tests_plugins_akm_la_SOURCES = examples/plugin/akm.c
 tests_plugins_akm_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
 tests_plugins_akm_la_LIBADD = libanimkit.la
+# README's walkthrough plugin, compiled here with the project's warnings too
+# (in its own folder: tests/plugins is autoloaded by the registry tests).
+check_LTLIBRARIES += tests/walkthrough/txa.la
+tests_walkthrough_txa_la_SOURCES = examples/plugin/txa.c
+tests_walkthrough_txa_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
+tests_walkthrough_txa_la_LIBADD = libanimkit.la
 tests_plugins_badabi_la_SOURCES = tests/plugins/badabi.c
 tests_plugins_badabi_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
 tests_plugins_badabi_la_LIBADD = libanimkit.la

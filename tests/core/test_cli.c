@@ -194,7 +194,9 @@ static const char *builtin_config(void)
 {
     char text[3 * PATH_MAX];
     const char *b = getenv("AK_BUILDDIR");
-    snprintf(text, sizeof text, "[animkit]\nplugin_dir = %s/plugins/anm/.libs\nplugin_dir = %s/plugins/ifp/.libs\n", b, b);
+    snprintf(text, sizeof text,
+             "[animkit]\nplugin_dir = %s/plugins/anm/.libs\nplugin_dir = %s/plugins/ifp/.libs\n"
+             "plugin_dir = %s/plugins/bvh/.libs\n", b, b, b);
     put("builtin.ini", text, strlen(text));
     return path_in_dir("builtin.ini");
 }
@@ -253,6 +255,19 @@ START_TEST(declared_parameters_are_checked)
 }
 END_TEST
 
+START_TEST(text_errors_show_line_and_column)
+{
+    setup();
+    const char *cfg = builtin_config();
+    /* the 'x' is line 7, column 12: two tabs, "OFFSET", a space, "0", a space */
+    const char *bad = "HIERARCHY\nROOT a\n{\n\tOFFSET 0 0 0\n\tJOINT b\n\t{\n\t\tOFFSET 0 x 0\n";
+    put("bad.bvh", bad, strlen(bad));
+    ck_assert_int_eq(animkit("--config", cfg, "info", path_in_dir("bad.bvh"), NULL), 65);
+    expect_stderr("/bad.bvh:7:12: bvh: error: expected an OFFSET value (a number), found 'x' (at byte 56, 0x38)");
+    ck_assert_int_eq((int)(strchr(bad, 'x') - bad), 56);
+}
+END_TEST
+
 START_TEST(strict_fails_on_model_errors)
 {
     setup();
@@ -307,6 +322,7 @@ int main(void)
     tcase_add_test(tc, declared_parameters_are_checked);
     tcase_add_test(tc, formats_lists_parameters);
     tcase_add_test(tc, strict_fails_on_model_errors);
+    tcase_add_test(tc, text_errors_show_line_and_column);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }
