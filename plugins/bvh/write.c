@@ -303,9 +303,10 @@ static ak_status plan_frames(writer *w)
         ak_warn(w->job, -1, "the clip has no frame rate: sampled at 30 frames per second (set parameter fps)");
     }
     double span = clip->duration > 0 && isfinite(clip->duration) ? clip->duration / w->frame_time : 0;
-    if (span > 1e7)
-        return ak_fail(w->job, AK_E_UNSUPPORTED, -1, "the clip would need %.0f frames at %g frames per second",
-                       span, 1 / w->frame_time);
+    if (span >= 1e6) /* nine hours at 30 fps: a longer clip is a mistake, not mocap */
+        return ak_fail(w->job, AK_E_UNSUPPORTED, -1,
+                       "the clip would need %.0f frames at %g frames per second; BVH output is limited to a million",
+                       span + 1, 1 / w->frame_time);
     w->frames = (size_t)llround(span) + 1;
     const ak_prop *stored = prop_of(&clip->props, BVH_P_FRAMES, AK_PROP_INT);
     if (w->native && stored && stored->i == 0 && span == 0)
