@@ -28,6 +28,8 @@ static void json_string(const char *s)
     putchar('"');
 }
 
+void cli_json_string(const char *s) { json_string(s); }
+
 int cmd_formats(cli *c)
 {
     int rc = need_args(c, 0, 1, "formats [--json] [-v] [NAME]");
@@ -167,7 +169,10 @@ static void info_text(const char *path, const ak_doc *doc, int verbose)
         printf("\n");
         for (size_t e = 0; verbose && e < clip->event_count; e++)
             printf("    event %.4g s: %s %s\n", clip->events[e].time, clip->events[e].type, clip->events[e].info);
+        cli_skeleton_info_clip(doc, clip, verbose);
     }
+    if (!doc->clip_count)
+        cli_skeleton_tree(doc);
 }
 
 static void info_json(const char *path, const ak_doc *doc, int first)
@@ -202,7 +207,9 @@ static void info_json(const char *path, const ak_doc *doc, int first)
             json_string(pr->key);
             printf(":%lld", (long long)pr->i);
         }
-        printf("}}");
+        printf("}");
+        cli_skeleton_info_json_clip(doc, clip);
+        printf("}");
     }
     printf("]}");
 }
@@ -275,6 +282,7 @@ static int dump_text(const ak_doc *doc, const char *clip_name, int ticks)
             printf("  event %.6g s type \"%s\" info \"%s\"\n", clip->events[e].time, clip->events[e].type,
                    clip->events[e].info);
     }
+    cli_skeleton_tree(doc);
     return ferror(stdout) ? EX_IOERR : 0;
 }
 
@@ -385,7 +393,11 @@ int cmd_validate(cli *c)
         ak_doc *doc = NULL;
         ak_status st = ak_read_file(c->reg, c->args[i], &o, &doc, &rep);
         if (st == AK_OK) {
-            ak_doc_validate(doc, c->args[i], &rep);
+            int r = cli_skeleton_attach(c, doc, c->args[i]);
+            if (r)
+                rc = cli_worse(rc, r);
+            else
+                ak_doc_validate(doc, c->args[i], &rep);
             ak_doc_free(doc);
         }
         printf("%s: %s, %u error%s, %u warning%s\n", c->args[i], t.errors ? "INVALID" : "valid", t.errors,

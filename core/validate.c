@@ -109,5 +109,5 @@ unsigned ak_doc_check(const ak_doc *doc, const char *file, const char *plugin, i
                         clip->events[i].type, t, clip->duration);
         }
     }
-    return ck.errors;
+    return ck.errors + ak_validate_skeleton(doc, file, report);
 }

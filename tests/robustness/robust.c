@@ -23,6 +23,9 @@
 #ifdef AK_HAVE_BVH
 #include "../../plugins/bvh/bvh.h"
 #endif
+#ifdef AK_HAVE_DFF
+#include "../../plugins/dff/dff.h"
+#endif
 
 /* ---- allocator ------------------------------------------------------------ */
 
@@ -361,7 +364,7 @@ unsigned char *rb_tst_build(unsigned clips, unsigned tracks, unsigned keys, size
 
 const rb_plugin *rb_plugins(size_t *n)
 {
-    static rb_plugin list[15];
+    static rb_plugin list[16];
     size_t count = 0;
 #ifdef AK_HAVE_IFP
     list[count++] = (rb_plugin){ "ifp", ifp_codec(), { "ifp/walking_cuffed.ifp", "ifp/weapc.ifp", NULL } };
@@ -382,6 +385,9 @@ const rb_plugin *rb_plugins(size_t *n)
 #endif
 #ifdef AK_HAVE_BVH
     list[count++] = (rb_plugin){ "bvh", bvh_codec(), { NULL } };
+#endif
+#ifdef AK_HAVE_DFF
+    list[count++] = (rb_plugin){ "dff", dff_codec(), { "dff/ped_seb.dff", "dff/ped_167.dff", NULL } };
 #endif
     *n = count;
     return list;
