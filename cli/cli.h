@@ -36,8 +36,10 @@ int cli_read(cli *c, const char *path, ak_doc **doc, int show_warnings);
 /* The larger (worse) of two exit codes. */
 int cli_worse(int a, int b);
 
-/* Lists the parameters a codec declares (cli/params.c). */
+/* Lists the parameters a codec declares (cli/params.c); the JSON form is
+ * a field ,"params":[...] (null when the codec declares none). */
 void cli_print_params(const ak_codec *k);
+void cli_print_params_json(const ak_codec *k);
 
 /* A JSON string literal on stdout (name bytes outside ASCII as \u00XX). */
 void cli_json_string(const char *s);

@@ -65,6 +65,7 @@ int cmd_formats(cli *c)
             json_string(k->description);
             printf(",\"file\":");
             json_string(p->path);
+            cli_print_params_json(k);
             printf("}");
         }
         printf("],\n\"refused\":[");

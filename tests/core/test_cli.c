@@ -308,6 +308,13 @@ START_TEST(formats_lists_parameters)
     ck_assert_ptr_nonnull(strstr(o, "parameters: not declared"));
     free(o);
     ck_assert_int_eq(animkit("--config", cfg, "formats", "nosuch", NULL), 64);
+    ck_assert_int_eq(animkit("--config", cfg, "formats", "--json", NULL), 0);
+    o = output();
+    ck_assert_ptr_nonnull(strstr(o, "\"params\":[{\"name\":\"fps\",\"type\":\"number\",\"read\":true,\"write\":false,"
+                                    "\"default\":\"30\",\"help\":"));
+    ck_assert_ptr_nonnull(strstr(o, "{\"name\":\"variant\",\"type\":\"choice\",\"read\":false,\"write\":true,"
+                                    "\"choices\":\"ANP3|ANP2|ANPK|ANLF\",\"default\":null,"));
+    free(o);
 }
 END_TEST
 
