@@ -33,6 +33,13 @@
  *                    ak_doc_validate() checks skeletons; ak_read() ties
  *                    the tracks of a file that carries its own skeleton;
  *                    JSON schema 1 (and the json plugin) carry skeletons.
+ *                    Declared parameters: ak_param, ak_codec.params (read
+ *                    only inside struct_size), ak_job_param_int/_bool/
+ *                    _string(), declared defaults in ak_job_param_number().
+ *                    Text: ak_text and ak_text_*(), ak_fail_at(),
+ *                    ak_parse_number(), ak_format_number() (any locale).
+ *                    Host API: ak_options.flags (AK_READ_STRICT),
+ *                    ak_message.line/.column.
  *                    1.0 and 1.1 plugins keep loading.
  */
 #ifndef ANIMKIT_PLUGIN_H
