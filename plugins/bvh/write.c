@@ -155,8 +155,18 @@ static void put_name(writer *w, size_t b, int *renamed)
 {
     const char *name = w->doc->skeleton.bones[b].name;
     char buf[BVH_MAX_NAME + 1];
-    size_t n = 0;
-    for (const unsigned char *p = (const unsigned char *)name; *p && n < BVH_MAX_NAME; p++, n++) {
+    size_t n = 0, len = strlen(name);
+    /* spaces around a name (" Pelvis" in GTA models) go, inner ones become '_' */
+    while (len && (unsigned char)name[len - 1] <= ' ') {
+        len--;
+        *renamed = 1;
+    }
+    while (len && (unsigned char)*name <= ' ') {
+        name++;
+        len--;
+        *renamed = 1;
+    }
+    for (const unsigned char *p = (const unsigned char *)name; n < len && n < BVH_MAX_NAME; p++, n++) {
         int bad = *p <= ' ' || *p == 0x7f || *p == '{' || *p == '}';
         buf[n] = bad ? '_' : (char)*p;
         *renamed |= bad;

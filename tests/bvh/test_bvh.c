@@ -619,6 +619,37 @@ START_TEST(written_from_a_hand_built_document)
 }
 END_TEST
 
+START_TEST(names_are_made_to_fit)
+{
+    ak_registry *reg = registry();
+    ak_doc *doc = ak_doc_new();
+    ak_bone_add(doc, " Pelvis ");
+    ak_bone *foot = ak_bone_add(doc, "L Foot{1}");
+    foot->parent = 0;
+    ak_bone *none = ak_bone_add(doc, "");
+    none->parent = 1;
+    ak_clip_add(doc, "still");
+    size_t size;
+    ak_report rep;
+    unsigned char *out = write_bvh(reg, doc, NULL, &size, &rep);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_uint_eq(rep.warnings, 2); /* no frame rate; names changed */
+    char *copy = calloc(1, size + 1);
+    memcpy(copy, out, size);
+    ck_assert_ptr_nonnull(strstr(copy, "ROOT Pelvis\n"));
+    ck_assert_ptr_nonnull(strstr(copy, "\tJOINT L_Foot_1_\n"));
+    ck_assert_ptr_nonnull(strstr(copy, "\t\tJOINT bone2\n"));
+    ak_doc *back = read_ok(reg, copy, NULL);
+    ck_assert_uint_eq(back->skeleton.bone_count, 3);
+    ck_assert_int_eq(back->skeleton.bones[2].parent, 1);
+    ak_doc_free(back);
+    free(copy);
+    ak_buffer_free(reg, out);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("bvh");
@@ -632,6 +663,7 @@ int main(void)
     tcase_add_test(tc, bad_input_is_reported_with_line_and_column);
     tcase_add_test(tc, every_truncation_and_flip_is_safe);
     tcase_add_test(tc, written_from_a_hand_built_document);
+    tcase_add_test(tc, names_are_made_to_fit);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }
