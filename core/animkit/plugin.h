@@ -40,6 +40,11 @@
  *                    ak_parse_number(), ak_format_number() (any locale).
  *                    Host API: ak_options.flags (AK_READ_STRICT),
  *                    ak_message.line/.column.
+ *                    Editing: ak_doc_clip_index(), ak_doc_put_clip(),
+ *                    ak_doc_merge(), ak_doc_extract_clip(),
+ *                    ak_doc_rename_bones(), ak_doc_assign_bone_ids(),
+ *                    ak_retime + ak_clip_retime(), ak_diff_* + ak_doc_diff(),
+ *                    ak_diff_free().
  *                    1.0 and 1.1 plugins keep loading.
  */
 #ifndef ANIMKIT_PLUGIN_H
