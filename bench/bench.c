@@ -162,7 +162,7 @@ static size_t dump_json(const ak_registry *reg, const ak_doc *doc, double *secon
     fclose(f);
     *read_seconds = 0;
     if (st == AK_OK && reg) {
-        ak_options o = { sizeof o, "json", "dump.json", NULL, 0 };
+        ak_options o = { sizeof o, "json", "dump.json", NULL, 0, 0 };
         ak_doc *back;
         ak_report rep = { 0 };
         double t1 = now();
@@ -188,7 +188,7 @@ static int bench_file(const ak_registry *reg, const char *path, int rounds, resu
         fprintf(stderr, "%s\n", rep.message);
         return 0;
     }
-    ak_options o = { sizeof o, NULL, path, NULL, 0 };
+    ak_options o = { sizeof o, NULL, path, NULL, 0, 0 };
     res->bytes = f.size;
     res->format = "?";
     for (int r = 0; r < rounds; r++) {
@@ -210,7 +210,7 @@ static int bench_file(const ak_registry *reg, const char *path, int rounds, resu
             unsigned char *out;
             size_t out_size;
             ak_report wr = { 0 };
-            ak_options w = { sizeof w, doc->format, NULL, NULL, 0 };
+            ak_options w = { sizeof w, doc->format, NULL, NULL, 0, 0 };
             double t2 = now();
             if (ak_write(reg, doc, &w, &out, &out_size, &wr) == AK_OK) {
                 double tw = now() - t2;
@@ -302,7 +302,7 @@ static void memory_of(const char *path, int json)
     size_t base = cnt.live;
     cnt.peak = base;
     ak_doc *doc = NULL;
-    ak_options o = { sizeof o, NULL, path, NULL, 0 };
+    ak_options o = { sizeof o, NULL, path, NULL, 0, 0 };
     if (ak_read_file(reg, path, &o, &doc, &rep) == AK_OK) {
         size_t keys = doc_keys(doc), peak = cnt.peak - base, held = cnt.live - base;
         if (json)

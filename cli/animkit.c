@@ -15,7 +15,8 @@ static const char usage_text[] =
     "Read, write and convert skeletal-animation files of games.\n"
     "\n"
     "Commands:\n"
-    "  formats [--json]                 list the plugins, and those refused with why\n"
+    "  formats [--json] [-v] [NAME]     list the plugins (-v: and their parameters), and\n"
+    "                                   those refused with why\n"
     "  probe FILE...                    tell each file's format and probe score\n"
     "  info FILE... [--json]            summarise clips, tracks, keys and events\n"
     "  dump FILE [--json] [--clip NAME] print every key and event\n"
@@ -49,6 +50,8 @@ static const char usage_text[] =
     "      --json          JSON output (formats, info, dump)\n"
     "      --raw           dump: add each key's stored bytes\n"
     "      --ticks         dump: add each key's native tick\n"
+    "      --strict        fail a read whose document breaks the model's rules\n"
+    "                      (ak_doc_validate errors, non-unit quaternions)\n"
     "  -o, --output PATH   output file (edits, merge) or folder (batch convert, split)\n"
     "      --in-place      edits: replace the input file (atomically)\n"
     "  -r, --recursive     folders: also their subfolders\n"
@@ -62,8 +65,9 @@ static const char usage_text[] =
     "write, 71 out of memory, 73 cannot create output, 74 I/O error, 78 config error.\n";
 
 static const struct { const char *name, *help; } command_help[] = {
-    { "formats", "usage: animkit formats [--json]\n"
-                 "List every loaded plugin: name, version, ABI, extensions, read/write, file.\n"
+    { "formats", "usage: animkit formats [--json] [-v] [NAME]\n"
+                 "List every loaded plugin (or only NAME): name, version, ABI, extensions,\n"
+                 "read/write, file; with -v also its description and declared parameters.\n"
                  "Then the plugins that were refused, with the reason.\n" },
     { "probe", "usage: animkit probe FILE...\n"
                "Print the format that wins the probe for each file and its score (0-100),\n"
@@ -206,7 +210,7 @@ int cli_read(cli *c, const char *path, ak_doc **doc, int show_warnings)
 {
     ak_report rep = { 0 };
     rep.on_message = show_warnings ? cli_print_message : NULL;
-    ak_options o = { sizeof o, c->format, path, c->params, 0 };
+    ak_options o = { sizeof o, c->format, path, c->params, 0, c->strict ? AK_READ_STRICT : 0 };
     ak_status st = ak_read_file(c->reg, path, &o, doc, &rep);
     if (st != AK_OK) {
         if (!show_warnings)
@@ -259,7 +263,7 @@ static int add_param(cli *c, const char *key, const char *value)
 }
 
 enum { OPT_FORCE = 1000, OPT_JSON, OPT_RAW, OPT_TICKS, OPT_VARIANT, OPT_FPS,
-       OPT_IN_PLACE, OPT_AS, OPT_MAP, OPT_SPEED, OPT_TRIM, OPT_REVERSE, OPT_TOL };
+       OPT_IN_PLACE, OPT_AS, OPT_MAP, OPT_SPEED, OPT_TRIM, OPT_REVERSE, OPT_TOL, OPT_STRICT };
 
 static int parse_args(cli *c, int argc, char **argv, int *help)
 {
@@ -271,6 +275,7 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
         { "force", no_argument, NULL, OPT_FORCE },  { "json", no_argument, NULL, OPT_JSON },
         { "raw", no_argument, NULL, OPT_RAW },      { "ticks", no_argument, NULL, OPT_TICKS },
         { "variant", required_argument, NULL, OPT_VARIANT }, { "fps", required_argument, NULL, OPT_FPS },
+        { "strict", no_argument, NULL, OPT_STRICT },
         { "verbose", no_argument, NULL, 'v' },      { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { "output", required_argument, NULL, 'o' }, { "recursive", no_argument, NULL, 'r' },
@@ -304,9 +309,9 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
                 return rc;
             break;
         case OPT_FPS: {
-            char *end;
-            double fps = strtod(optarg, &end);
-            if (end == optarg || *end || !(fps > 0 && fps < 1e6))
+            double fps = 0;
+            size_t len = strlen(optarg);
+            if (!len || ak_parse_number(optarg, len, &fps) != len || !(fps > 0 && fps < 1e6))
                 return usage_error("--fps wants a positive number, not '%s'", optarg);
             if ((rc = add_param(c, "fps", optarg)))
                 return rc;
@@ -334,6 +339,7 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
         case OPT_JSON: c->json = 1; break;
         case OPT_RAW: c->raw = 1; break;
         case OPT_TICKS: c->ticks = 1; break;
+        case OPT_STRICT: c->strict = 1; break;
         case 'v': c->verbose = 1; break;
         case 'h': *help = 1; break;
         case 'V':

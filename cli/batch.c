@@ -292,7 +292,7 @@ static ak_status read_item(cli *c, item *it, int show_warnings)
     ak_report rep = { 0 };
     rep.on_message = log_message;
     rep.user = &lg;
-    ak_options o = { sizeof o, c->format, it->path, c->params, 0 };
+    ak_options o = { sizeof o, c->format, it->path, c->params, 0, c->strict ? AK_READ_STRICT : 0 };
     ak_status st = ak_read_file(c->reg, it->path, &o, &it->doc, &rep);
     if (st != AK_OK) {
         it->rc = ak_status_exit(st);
@@ -443,7 +443,7 @@ static void convert_work(batch *b, item *it)
         ak_report rep = { 0 };
         rep.on_message = log_message;
         rep.user = &lg;
-        ak_options o = { sizeof o, c->to, out, c->params, 0 };
+        ak_options o = { sizeof o, c->to, out, c->params, 0, 0 };
         if (make_parents(out) != 0) {
             char why[128];
             if (strerror_r(errno, why, sizeof why) != 0) /* the XSI form: strerror is not thread-safe */

@@ -22,7 +22,7 @@ typedef struct cli {
     int param_count;
     const char **args;   /* positional arguments after the command */
     int arg_count;
-    int json, raw, ticks, force, verbose;
+    int json, raw, ticks, force, verbose, strict;
     ak_registry *reg;
     char *owned[8];    /* params built by the CLI itself, freed at exit */
     int owned_count;
@@ -47,6 +47,11 @@ void cli_print_message(void *user, const ak_message *msg);
 int cli_read(cli *c, const char *path, ak_doc **doc, int show_warnings);
 /* The larger (worse) of two exit codes. */
 int cli_worse(int a, int b);
+
+/* Lists the parameters a codec declares (cli/params.c); the JSON form is
+ * a field ,"params":[...] (null when the codec declares none). */
+void cli_print_params(const ak_codec *k);
+void cli_print_params_json(const ak_codec *k);
 
 /* A JSON string literal on stdout (name bytes outside ASCII as \u00XX). */
 void cli_json_string(const char *s);

@@ -36,9 +36,14 @@ void cli_json_string(const char *s) { json_string(s); }
 
 int cmd_formats(cli *c)
 {
-    int rc = need_args(c, 0, 0, "formats [--json]");
+    int rc = need_args(c, 0, 1, "formats [--json] [-v] [NAME]");
     if (rc)
         return rc;
+    const char *only = c->arg_count ? c->args[0] : NULL;
+    if (only && !ak_registry_find(c->reg, only)) {
+        fprintf(stderr, "animkit: no plugin named '%s' is loaded\n", only);
+        return EX_USAGE;
+    }
     size_t n = ak_registry_count(c->reg), r = ak_registry_refused_count(c->reg);
     const char *cfg = ak_registry_config_path(c->reg);
     if (c->json) {
@@ -64,6 +69,7 @@ int cmd_formats(cli *c)
             json_string(k->description);
             printf(",\"file\":");
             json_string(p->path);
+            cli_print_params_json(k);
             printf("}");
         }
         printf("],\n\"refused\":[");
@@ -85,12 +91,16 @@ int cmd_formats(cli *c)
     for (size_t i = 0; i < n; i++) {
         const ak_plugin_info *p = ak_registry_plugin(c->reg, i);
         const ak_codec *k = p->codec;
+        if (only && strcmp(only, k->name) != 0)
+            continue;
         printf("%-10s %-8s %u.%-3u %-12s %c%c   %s\n", k->name, k->version, k->abi_major, k->abi_minor,
                k->extensions, k->read ? 'r' : '-', k->write ? 'w' : '-', p->path);
-        if (c->verbose)
+        if (c->verbose) {
             printf("           %s (%s, priority %d)\n", k->description, k->license, p->priority);
+            cli_print_params(k);
+        }
     }
-    if (r) {
+    if (r && !only) {
         printf("\nrefused:\n");
         for (size_t i = 0; i < r; i++) {
             const ak_refused_plugin *p = ak_registry_refused(c->reg, i);
@@ -327,7 +337,7 @@ int cmd_convert(cli *c)
     if (!rc) {
         ak_report rep = { 0 };
         rep.on_message = cli_print_message;
-        ak_options o = { sizeof o, c->to, out, c->params, 0 };
+        ak_options o = { sizeof o, c->to, out, c->params, 0, 0 };
         ak_status st = ak_write_file(c->reg, doc, out, &o, c->force ? AK_WRITE_OVERWRITE : 0, &rep);
         rc = ak_status_exit(st);
     }

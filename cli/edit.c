@@ -41,7 +41,7 @@ static int write_doc(cli *c, const ak_doc *doc, const char *out, unsigned flags)
 {
     ak_report rep = { 0 };
     rep.on_message = cli_print_message;
-    ak_options o = { sizeof o, c->to, out, c->params, 0 };
+    ak_options o = { sizeof o, c->to, out, c->params, 0, 0 };
     return ak_status_exit(ak_write_file(c->reg, doc, out, &o, flags, &rep));
 }
 

@@ -15,7 +15,7 @@ int cli_skeleton_load(cli *c)
     if (!c->skeleton)
         return 0;
     ak_report rep = { 0 };
-    ak_options o = { sizeof o, NULL, c->skeleton, NULL, 0 }; /* probed, whatever --format says */
+    ak_options o = { sizeof o, NULL, c->skeleton, NULL, 0, 0 }; /* probed, whatever --format says */
     ak_status st = ak_read_file(c->reg, c->skeleton, &o, &c->skeleton_doc, &rep);
     if (st != AK_OK) {
         fprintf(stderr, "animkit: --skeleton: %s\n", rep.message);

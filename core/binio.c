@@ -66,8 +66,9 @@ int ak_need_array(ak_reader *r, uint64_t count, size_t min_size, const char *wha
     if (count > left / min_size) {
         if (r->job)
             ak_fail(r->job, AK_E_DATA, (int64_t)r->pos,
-                    "count of %s is %llu, but at %zu bytes each they cannot fit in the %llu bytes left",
-                    what ? what : "elements", (unsigned long long)count, min_size, (unsigned long long)left);
+                    "count of %s is %llu, but at %zu byte%s each they cannot fit in the %llu byte%s left",
+                    what ? what : "elements", (unsigned long long)count, min_size, min_size == 1 ? "" : "s",
+                    (unsigned long long)left, left == 1 ? "" : "s");
         r->failed = 1;
         return 0;
     }

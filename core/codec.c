@@ -63,6 +63,11 @@ static const char *opt_format(const ak_options *o) { return o ? o->format : NULL
 static const char *opt_filename(const ak_options *o) { return o ? o->filename : NULL; }
 static const char *const *opt_params(const ak_options *o) { return o ? o->params : NULL; }
 
+static uint32_t opt_flags(const ak_options *o)
+{
+    return o && o->struct_size >= offsetof(ak_options, flags) + sizeof o->flags ? o->flags : 0;
+}
+
 static size_t read_limit(const ak_options *o, size_t size)
 {
     if (o && o->struct_size >= offsetof(ak_options, max_alloc) + sizeof o->max_alloc && o->max_alloc)
@@ -93,8 +98,11 @@ ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size, const 
         ak_report_emit(report, AK_ERROR, AK_E_UNSUPPORTED, file, codec->name, -1, "this plugin cannot read");
         return AK_E_UNSUPPORTED;
     }
+    if (ak_params_check(reg, codec, AK_PARAM_READ, opt_params(options), file, report) != AK_OK)
+        return AK_E_USAGE;
     ak_job job;
     ak_job_init(&job, codec, file, opt_params(options), report);
+    job.use = AK_PARAM_READ;
     ak_doc *doc = ak_doc_new_with(&reg->allocator, 0);
     if (!doc) {
         ak_report_emit(report, AK_ERROR, AK_E_NOMEM, file, NULL, -1, "out of memory");
@@ -113,6 +121,10 @@ ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size, const 
         return st;
     }
     ak_doc_attach_job(doc, NULL, 0);
+    if ((opt_flags(options) & AK_READ_STRICT) && ak_doc_check(doc, file, codec->name, 1, report)) {
+        ak_doc_free(doc);
+        return AK_E_DATA;
+    }
     /* A container (json) may restore the format whose data the document
      * carries; everyone else gets their own name. */
     if (!doc->format[0] && ak_doc_set_format(doc, codec->name, doc->variant) != AK_OK) {
@@ -251,9 +263,12 @@ ak_status ak_write(const ak_registry *reg, const ak_doc *doc, const ak_options *
                        doc->clip_count);
         return AK_E_USAGE;
     }
+    if (ak_params_check(reg, codec, AK_PARAM_WRITE, opt_params(options), file, report) != AK_OK)
+        return AK_E_USAGE;
     report_losses(doc, codec, file, report);
     ak_job job;
     ak_job_init(&job, codec, file, opt_params(options), report);
+    job.use = AK_PARAM_WRITE;
     /* A writer's scratch is bounded by the document, not by a limit. */
     ak_heap scratch_heap = { reg->allocator, 0, 0, &job };
     job.heap = &scratch_heap;
@@ -295,7 +310,7 @@ ak_status ak_read_file(const ak_registry *reg, const char *path, const ak_option
     ak_status st = ak_file_map(path, &f, report);
     if (st != AK_OK)
         return st;
-    ak_options o = { sizeof o, NULL, path, NULL, 0 };
+    ak_options o = { sizeof o, NULL, path, NULL, 0, 0 };
     if (options) {
         size_t n = options->struct_size < sizeof o ? options->struct_size : sizeof o;
         memcpy(&o, options, n);
@@ -311,7 +326,7 @@ ak_status ak_read_file(const ak_registry *reg, const char *path, const ak_option
 ak_status ak_write_file(const ak_registry *reg, const ak_doc *doc, const char *path, const ak_options *options,
                         unsigned flags, ak_report *report)
 {
-    ak_options o = { sizeof o, NULL, path, NULL, 0 };
+    ak_options o = { sizeof o, NULL, path, NULL, 0, 0 };
     if (options) {
         size_t n = options->struct_size < sizeof o ? options->struct_size : sizeof o;
         memcpy(&o, options, n);

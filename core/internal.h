@@ -4,6 +4,7 @@
 
 #include "animkit/plugin.h"
 
+#include <locale.h>
 #include <stdarg.h>
 
 /* How a document gets its memory, and how much it may still take. */
@@ -31,6 +32,7 @@ struct ak_job {
     int failed;
     ak_heap *heap;           /* where scratch memory comes from and is counted */
     union ak_scratch *scratch; /* the live scratch blocks (scratch.c) */
+    unsigned use;            /* AK_PARAM_READ or AK_PARAM_WRITE */
 };
 
 struct ak_sink {
@@ -76,6 +78,12 @@ void ak_report_emit(ak_report *report, ak_severity severity, ak_status status, c
                     const char *plugin, int64_t offset, const char *fmt, ...) AK_PRINTF(7, 8);
 void ak_report_emitv(ak_report *report, ak_severity severity, ak_status status, const char *file,
                      const char *plugin, int64_t offset, const char *fmt, va_list ap);
+/* The same with a text position (line, column: 1-based, 0 = none). */
+void ak_report_emit_at(ak_report *report, ak_severity severity, ak_status status, const char *file,
+                       const char *plugin, int64_t offset, uint32_t line, uint32_t column, const char *fmt,
+                       va_list ap);
+ak_status ak_fail_atv(ak_job *job, ak_status status, int64_t offset, uint32_t line, uint32_t column,
+                      const char *fmt, va_list ap);
 
 void ak_sink_init(ak_sink *sink, const ak_allocator *allocator);
 /* Hands the buffer to the caller (reset the sink). */
@@ -97,6 +105,27 @@ int ak_str_ieq(const char *a, const char *b);
 /* The extension of a path without the dot, or "" */
 const char *ak_path_extension(const char *path);
 int ak_codec_has_extension(const ak_codec *codec, const char *ext);
+
+/* Switches the calling thread to the C locale and returns what to hand
+ * back to ak_c_locale_leave() (number.c); the process locale is untouched. */
+locale_t ak_c_locale_enter(void);
+void ak_c_locale_leave(locale_t previous);
+/* A whole string as a decimal int64 (optional sign); 0 when it is not one. */
+int ak_parse_int64(const char *s, int64_t *out);
+
+/* Declared parameters (params.c). The codec's list, or NULL when it
+ * declares none or was built before ABI 1.2. */
+const ak_param *ak_codec_params(const ak_codec *codec);
+/* The declaration of `key` for `use` (AK_PARAM_READ/WRITE), or NULL. */
+const ak_param *ak_codec_param(const ak_codec *codec, const char *key, unsigned use);
+/* Why the codec's declarations are malformed (into buf), or NULL. */
+const char *ak_params_problem(const ak_codec *codec, char *buf, size_t size);
+/* Whether `value` fits the declaration; on failure `why` says what it wants. */
+int ak_param_value_ok(const ak_param *decl, const char *value, char *why, size_t size);
+
+/* ak_doc_validate() naming `plugin` in its findings; `strict` (a read's
+ * AK_READ_STRICT check) makes off-unit quaternions errors too. */
+unsigned ak_doc_check(const ak_doc *doc, const char *file, const char *plugin, int strict, ak_report *report);
 
 /* File-system calls the atomic writer makes, replaceable by tests to
  * inject disk-full, short-write and rename failures. */

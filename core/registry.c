@@ -108,6 +108,9 @@ static const char *codec_problem(const ak_registry *reg, const ak_codec *c, char
         return "its descriptor lacks a version, description, licence or extension list";
     if (!c->read && !c->write)
         return "it can neither read nor write";
+    const char *bad_params = ak_params_problem(c, buf, n);
+    if (bad_params)
+        return bad_params;
     const ak_plugin_info *dup = ak_registry_find(reg, c->name);
     if (dup) {
         snprintf(buf, n, "the name '%s' is already taken by %s", c->name, dup->path);

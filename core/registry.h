@@ -26,4 +26,9 @@ void ak_registry_refuse(ak_registry *reg, const char *name, const char *path, co
 /* dlopens `path` and adds its codec; 0 (and a refusal) when it cannot. */
 int ak_registry_load(ak_registry *reg, const char *name, const char *path, int priority);
 
+/* Checks a call's parameters against what `codec` declares for `use`
+ * (params.c); reports and returns AK_E_USAGE on the first bad one. */
+ak_status ak_params_check(const ak_registry *reg, const ak_codec *codec, unsigned use,
+                          const char *const *params, const char *file, ak_report *report);
+
 #endif

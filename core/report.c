@@ -4,7 +4,6 @@
 #include "internal.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,18 +64,31 @@ void ak_message_format(const ak_message *msg, char *buf, size_t size)
     if (msg->offset >= 0)
         snprintf(where, sizeof where, " (at byte %lld, 0x%llx)", (long long)msg->offset,
                  (unsigned long long)msg->offset);
-    snprintf(buf, size, "%s%s%s%s%s: %s%s", msg->file ? msg->file : "", msg->file ? ": " : "",
+    char place[32] = "";
+    if (msg->file && msg->line)
+        snprintf(place, sizeof place, ":%lu:%lu", (unsigned long)msg->line, (unsigned long)msg->column);
+    snprintf(buf, size, "%s%s%s%s%s%s: %s%s", msg->file ? msg->file : "", place, msg->file ? ": " : "",
              msg->plugin ? msg->plugin : "", msg->plugin ? ": " : "", sev, msg->text, where);
 }
 
 void ak_report_emitv(ak_report *report, ak_severity severity, ak_status status, const char *file,
                      const char *plugin, int64_t offset, const char *fmt, va_list ap)
 {
+    ak_report_emit_at(report, severity, status, file, plugin, offset, 0, 0, fmt, ap);
+}
+
+void ak_report_emit_at(ak_report *report, ak_severity severity, ak_status status, const char *file,
+                       const char *plugin, int64_t offset, uint32_t line, uint32_t column, const char *fmt,
+                       va_list ap)
+{
     if (!report)
         return;
     char text[512];
+    /* Numbers in messages read the same whatever locale the host set. */
+    locale_t old = ak_c_locale_enter();
     vsnprintf(text, sizeof text, fmt, ap);
-    ak_message msg = { severity, status, file, plugin, offset, text };
+    ak_c_locale_leave(old);
+    ak_message msg = { severity, status, file, plugin, offset, text, line, column };
     if (severity == AK_ERROR && report->status == AK_OK) {
         report->status = status;
         report->offset = offset;
@@ -109,7 +121,8 @@ void ak_job_init(ak_job *job, const ak_codec *codec, const char *filename,
     job->report = report;
 }
 
-ak_status ak_fail(ak_job *job, ak_status status, int64_t offset, const char *fmt, ...)
+static ak_status fail_v(ak_job *job, ak_status status, int64_t offset, uint32_t line, uint32_t column,
+                        const char *fmt, va_list ap)
 {
     if (status == AK_OK)
         status = AK_E_DATA;
@@ -117,12 +130,34 @@ ak_status ak_fail(ak_job *job, ak_status status, int64_t offset, const char *fmt
         return job->status;
     job->failed = 1;
     job->status = status;
+    ak_report_emit_at(job->report, AK_ERROR, status, job->filename, job->codec ? job->codec->name : NULL,
+                      offset, line, column, fmt, ap);
+    return status;
+}
+
+ak_status ak_fail(ak_job *job, ak_status status, int64_t offset, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    ak_report_emitv(job->report, AK_ERROR, status, job->filename,
-                    job->codec ? job->codec->name : NULL, offset, fmt, ap);
+    ak_status st = fail_v(job, status, offset, 0, 0, fmt, ap);
     va_end(ap);
-    return status;
+    return st;
+}
+
+ak_status ak_fail_at(ak_job *job, ak_status status, int64_t offset, uint32_t line, uint32_t column,
+                     const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ak_status st = fail_v(job, status, offset, line, column, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+ak_status ak_fail_atv(ak_job *job, ak_status status, int64_t offset, uint32_t line, uint32_t column,
+                      const char *fmt, va_list ap)
+{
+    return fail_v(job, status, offset, line, column, fmt, ap);
 }
 
 void ak_warn(ak_job *job, int64_t offset, const char *fmt, ...)
@@ -141,21 +176,6 @@ const char *ak_job_param(const ak_job *job, const char *key)
         if (strncmp(*p, key, n) == 0 && (*p)[n] == '=')
             return *p + n + 1;
     return NULL;
-}
-
-double ak_job_param_number(ak_job *job, const char *key, double fallback)
-{
-    const char *v = ak_job_param(job, key);
-    if (!v)
-        return fallback;
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (end == v || *end || errno) {
-        ak_fail(job, AK_E_USAGE, -1, "parameter %s=%s is not a number", key, v);
-        return fallback;
-    }
-    return d;
 }
 
 const char *ak_job_filename(const ak_job *job) { return job->filename; }

@@ -7,8 +7,10 @@
 
 typedef struct checker {
     const char *file;
+    const char *plugin; /* blamed for the findings of a strict read, else NULL */
     ak_report *report;
     unsigned errors;
+    int strict;         /* a read's --strict check: off-unit quaternions are errors */
 } checker;
 
 static void finding(checker *ck, ak_severity sev, const ak_clip *clip, const ak_track *t, const char *fmt, ...)
@@ -19,9 +21,11 @@ static void finding(checker *ck, ak_severity sev, const ak_clip *clip, const ak_
     char text[384];
     va_list ap;
     va_start(ap, fmt);
+    locale_t old = ak_c_locale_enter(); /* '.' decimals whatever the host's locale */
     vsnprintf(text, sizeof text, fmt, ap);
+    ak_c_locale_leave(old);
     va_end(ap);
-    ak_report_emit(ck->report, sev, sev == AK_ERROR ? AK_E_DATA : AK_OK, ck->file, NULL, -1,
+    ak_report_emit(ck->report, sev, sev == AK_ERROR ? AK_E_DATA : AK_OK, ck->file, ck->plugin, -1,
                    "clip '%s'%s%s%s: %s", clip->name, t ? ", bone '" : "", t ? t->bone : "", t ? "'" : "", text);
     if (sev == AK_ERROR)
         ck->errors++;
@@ -71,7 +75,8 @@ static void check_channel(checker *ck, const ak_clip *clip, const ak_track *t, a
     if (nonfinite)
         finding(ck, AK_ERROR, clip, t, "%s: %zu keys hold NaN or infinite values", name, nonfinite);
     if (off_unit)
-        finding(ck, AK_WARNING, clip, t, "%s: %zu quaternions are not unit length (worst norm %g)", name, off_unit, worst);
+        finding(ck, ck->strict ? AK_ERROR : AK_WARNING, clip, t, "%s: %zu quaternions are not unit length (worst norm %g)",
+                name, off_unit, worst);
     if (equal)
         finding(ck, AK_WARNING, clip, t, "%s: %zu keys share their time with the key before", name, equal);
     if (negative)
@@ -82,7 +87,12 @@ static void check_channel(checker *ck, const ak_clip *clip, const ak_track *t, a
 
 unsigned ak_doc_validate(const ak_doc *doc, const char *file, ak_report *report)
 {
-    checker ck = { file, report, 0 };
+    return ak_doc_check(doc, file, NULL, 0, report);
+}
+
+unsigned ak_doc_check(const ak_doc *doc, const char *file, const char *plugin, int strict, ak_report *report)
+{
+    checker ck = { file, plugin, report, 0, strict };
     for (size_t c = 0; c < doc->clip_count; c++) {
         const ak_clip *clip = doc->clips[c];
         if (!isfinite(clip->duration) || clip->duration < 0)

@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int s2 = codec->probe(data, size, name);
         FUZZ_CHECK(s1 >= 0 && s1 <= 100 && s2 >= 0 && s2 <= 100, "probe scores %d, %d out of range", s1, s2);
     }
-    ak_options o = { sizeof o, codec->name, name, NULL, 0 };
+    ak_options o = { sizeof o, codec->name, name, NULL, 0, 0 };
     ak_report rep;
     memset(&rep, 0, sizeof rep);
     ak_doc *doc = NULL;

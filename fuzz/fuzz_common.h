@@ -74,7 +74,7 @@ static inline void fuzz_roundtrip(const ak_registry *reg, const ak_codec *codec,
 {
     if (!codec->write)
         return;
-    ak_options w = { sizeof w, codec->name, NULL, params, 0 };
+    ak_options w = { sizeof w, codec->name, NULL, params, 0, 0 };
     ak_report rep;
     memset(&rep, 0, sizeof rep);
     unsigned char *out1 = NULL;
@@ -87,7 +87,7 @@ static inline void fuzz_roundtrip(const ak_registry *reg, const ak_codec *codec,
     }
     ak_doc *again = NULL;
     memset(&rep, 0, sizeof rep);
-    ak_options r = { sizeof r, codec->name, "written", NULL, 0 };
+    ak_options r = { sizeof r, codec->name, "written", NULL, 0, 0 };
     st = ak_read(reg, out1, n1, &r, &again, &rep);
     FUZZ_CHECK(st == AK_OK, "%s: its own output (%zu bytes, from a %s document) does not read back: %s",
                codec->name, n1, doc->format, rep.message);

@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Two plugins both claiming the magic of one file is a probe bug. */
     FUZZ_CHECK(!(st == AK_E_AMBIGUOUS && pr.score >= AK_PROBE_MAGIC), "%s", rep.message);
 
-    ak_options o = { sizeof o, NULL, NULL, NULL, 0 };
+    ak_options o = { sizeof o, NULL, NULL, NULL, 0, 0 };
     memset(&rep, 0, sizeof rep);
     ak_doc *doc = NULL;
     st = ak_read(reg, data, size, &o, &doc, &rep);

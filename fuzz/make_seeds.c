@@ -61,8 +61,8 @@ static void json_of(const ak_registry *reg, const char *seeds, const char *forma
 {
     if (!ak_registry_find(reg, "json") || strcmp(format, "json") == 0)
         return;
-    ak_options r = { sizeof r, format, NULL, NULL, 0 };
-    ak_options w = { sizeof w, "json", NULL, NULL, 0 };
+    ak_options r = { sizeof r, format, NULL, NULL, 0, 0 };
+    ak_options w = { sizeof w, "json", NULL, NULL, 0, 0 };
     ak_report rep;
     memset(&rep, 0, sizeof rep);
     ak_doc *doc = NULL;
@@ -111,7 +111,7 @@ int main(int argc, char **argv)
             if (docs[d].clips > 1 && !(c->caps & AK_CAP_MULTI_CLIP))
                 continue;
             ak_doc *doc = build(docs[d].clips, docs[d].tracks, docs[d].keys, docs[d].channels);
-            ak_options o = { sizeof o, c->name, NULL, NULL, 0 };
+            ak_options o = { sizeof o, c->name, NULL, NULL, 0, 0 };
             ak_report rep;
             memset(&rep, 0, sizeof rep);
             unsigned char *bytes = NULL;

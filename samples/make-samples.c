@@ -67,7 +67,7 @@ static int write_with(const ak_registry *reg, const ak_doc *doc, const char *dir
     char path[4096];
     snprintf(path, sizeof path, "%s/wave.%s", dir, format);
     ak_report rep = { 0 };
-    ak_options o = { sizeof o, format, path, NULL, 0 };
+    ak_options o = { sizeof o, format, path, NULL, 0, 0 };
     if (ak_write_file(reg, doc, path, &o, AK_WRITE_OVERWRITE, &rep) != AK_OK) {
         fprintf(stderr, "make-samples: %s\n", rep.message);
         return 1;

@@ -21,7 +21,7 @@ make -s -C "$tmp/host" || fail "the example host does not build against the inst
 
 # The installed config plus one section for the new plugin.
 cp "$sysconfdir/animkit/animkit.ini" "$tmp/animkit.ini"
-printf '\n[plugin akm]\npath = %s/plugin/akm.so\n' "$tmp" >>"$tmp/animkit.ini"
+printf '\n[plugin akm]\npath = %s/plugin/akm.so\n[plugin txa]\npath = %s/plugin/txa.so\n' "$tmp" "$tmp" >>"$tmp/animkit.ini"
 animkit="$bindir/animkit --config $tmp/animkit.ini"
 
 $animkit formats >"$tmp/formats.txt" || fail "animkit formats failed"
@@ -39,4 +39,16 @@ $animkit info "$tmp/wave.akm" | grep -q 'akm AKM1, 1 clip, 3 tracks' || fail "th
 $animkit convert "$tmp/wave.akm" "$tmp/back.ifp" 2>/dev/null || fail "convert from akm failed"
 ANIMKIT_CONFIG="$tmp/animkit.ini" "$tmp/host/host" "$tmp/wave.akm" | tee "$tmp/host.txt"
 grep -q 'format akm AKM1, 1 clips, 3 tracks' "$tmp/host.txt" || fail "the host did not read the file"
-echo "installcheck: 7 passed, 0 failed"
+
+# README's walkthrough plugin: declared parameters, text in and out, errors
+# with line and column.
+$animkit formats -v txa | grep -q -- '-p digits=INTEGER (write, default 0)' || fail "txa's parameter is not listed"
+$animkit convert "$srcdir/samples/wave.ifp" "$tmp/wave.txa" 2>/dev/null || fail "convert into txa failed"
+$animkit --strict info "$tmp/wave.txa" | grep -q 'txa, 1 clip, 3 tracks' || fail "the txa file does not read back"
+$animkit convert "$tmp/wave.txa" "$tmp/again.txa" && cmp -s "$tmp/wave.txa" "$tmp/again.txa" || fail "txa does not round-trip"
+$animkit convert "$tmp/wave.txa" "$tmp/x.txa" -p digit=3 2>"$tmp/typo.txt" && fail "a mistyped parameter was accepted"
+grep -q "did you mean 'digits'" "$tmp/typo.txt" || fail "no suggestion for a mistyped parameter"
+printf 'TXA 1\n0 0 0 0 1 hips\n0.5 0 0 0,7 0.7 hips\n' >"$tmp/bad.txa"
+$animkit info "$tmp/bad.txa" 2>"$tmp/bad.txt" && fail "a bad txa file was accepted"
+grep -q 'bad.txa:3:9: txa: error' "$tmp/bad.txt" || fail "the error does not show line and column"
+echo "installcheck: 13 passed, 0 failed"

@@ -23,6 +23,12 @@ check_LTLIBRARIES += tests/plugins/akm.la tests/plugins/badabi.la tests/plugins/
 tests_plugins_akm_la_SOURCES = examples/plugin/akm.c
 tests_plugins_akm_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
 tests_plugins_akm_la_LIBADD = libanimkit.la
+# README's walkthrough plugin, compiled here with the project's warnings too
+# (in its own folder: tests/plugins is autoloaded by the registry tests).
+check_LTLIBRARIES += tests/walkthrough/txa.la
+tests_walkthrough_txa_la_SOURCES = examples/plugin/txa.c
+tests_walkthrough_txa_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
+tests_walkthrough_txa_la_LIBADD = libanimkit.la
 tests_plugins_badabi_la_SOURCES = tests/plugins/badabi.c
 tests_plugins_badabi_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
 tests_plugins_badabi_la_LIBADD = libanimkit.la
@@ -48,7 +54,7 @@ tests_plugins_minor11_la_LIBADD = libanimkit.la
 
 CORE_TESTS = tests/core/test_model tests/core/test_binio tests/core/test_registry \
 	tests/core/test_config tests/core/test_fileio tests/core/test_cli tests/core/test_threads \
-	tests/core/test_dtoa
+	tests/core/test_dtoa tests/core/test_params tests/core/test_text tests/core/test_locale
 check_PROGRAMS += $(CORE_TESTS)
 TESTS += $(CORE_TESTS)
 tests_core_test_model_SOURCES = tests/core/test_model.c
@@ -75,6 +81,15 @@ tests_core_test_cli_LDADD = $(TEST_LIBS)
 tests_core_test_threads_SOURCES = tests/core/test_threads.c examples/plugin/akm.c
 tests_core_test_threads_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_threads_LDADD = $(TEST_LIBS)
+tests_core_test_params_SOURCES = tests/core/test_params.c
+tests_core_test_params_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_params_LDADD = $(TEST_LIBS)
+tests_core_test_text_SOURCES = tests/core/test_text.c
+tests_core_test_text_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_text_LDADD = $(TEST_LIBS) -lm
+tests_core_test_locale_SOURCES = tests/core/test_locale.c
+tests_core_test_locale_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_locale_LDADD = plugins/anm/libanm-impl.la plugins/json/libjson-impl.la $(TEST_LIBS) $(JANSSON_LIBS) -lm
 
 # Editing and batch work (issue 14): the editing API on ANP3 byte ranges,
 # retime and diff; the CLI's batch mode over the corpus and many files.

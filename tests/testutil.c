@@ -64,7 +64,7 @@ ak_registry *ak_test_registry(const ak_codec *const *codecs)
 ak_status ak_test_try_read(const ak_registry *reg, const unsigned char *bytes, size_t size, const char *name,
                            ak_doc **doc, ak_report *report)
 {
-    ak_options o = { sizeof o, NULL, name, NULL, 0 };
+    ak_options o = { sizeof o, NULL, name, NULL, 0, 0 };
     return ak_read(reg, bytes, size, &o, doc, report);
 }
 
@@ -80,7 +80,7 @@ ak_doc *ak_test_read(const ak_registry *reg, const unsigned char *bytes, size_t 
 unsigned char *ak_test_write(const ak_registry *reg, const ak_doc *doc, const char *format, size_t *size)
 {
     ak_report rep = { 0 };
-    ak_options o = { sizeof o, format, NULL, NULL, 0 };
+    ak_options o = { sizeof o, format, NULL, NULL, 0, 0 };
     unsigned char *out = NULL;
     ak_status st = ak_write(reg, doc, &o, &out, size, &rep);
     ck_assert_msg(st == AK_OK, "writing %s failed: %s", format, rep.message);

@@ -78,6 +78,11 @@ typedef struct ak_message {
     const char *plugin; /* plugin that raised it, or NULL for the core */
     int64_t offset;     /* byte offset in `file`, or -1 */
     const char *text;   /* the bare message, without file/plugin/offset */
+    /* API 1.2: where in a text input, both 1-based, or 0 when not known
+     * (binary input). The column counts bytes, a tab as one. A host that
+     * builds its own ak_message for ak_message_format() zeroes them. */
+    uint32_t line;
+    uint32_t column;
 } ak_message;
 
 typedef void (*ak_message_fn)(void *user, const ak_message *msg);
@@ -86,7 +91,10 @@ typedef void (*ak_message_fn)(void *user, const ak_message *msg);
  * Where a call reports to. Zero-initialise it; set on_message to see
  * warnings as they happen. After a failing call, `status`, `offset`,
  * `plugin` and `text` describe the first error, and `message` holds the
- * whole line "FILE: PLUGIN: TEXT (at byte OFFSET)".
+ * whole line "FILE: PLUGIN: TEXT (at byte OFFSET)", or for an error in a
+ * text input "FILE:LINE:COLUMN: PLUGIN: ..." (the line and column are in
+ * the ak_message given to on_message; this struct has no size field and
+ * so never grows).
  */
 typedef struct ak_report {
     ak_message_fn on_message;
@@ -99,7 +107,8 @@ typedef struct ak_report {
     unsigned warnings; /* warnings raised since the report was zeroed */
 } ak_report;
 
-/* Formats a message as one line, the way the CLI prints it. */
+/* Formats a message as one line, the way the CLI prints it:
+ * "FILE[:LINE:COLUMN]: [PLUGIN: ]SEVERITY: TEXT[ (at byte N, 0xN)]". */
 AK_API void ak_message_format(const ak_message *msg, char *buf, size_t size);
 
 /* ------------------------------------------------------------------------
@@ -135,8 +144,17 @@ typedef struct ak_props {
     size_t capacity_; /* private */
 } ak_props;
 
+/*
+ * Rotations are unit quaternions v = (x, y, z, w), w the scalar part, in
+ * the Hamilton convention (i j = k, as Eigen, glm and Blender use). A key's
+ * quaternion rotates from the bone's space into its parent's: a point p in
+ * bone space is q p q* in parent space (R p with R the matching rotation
+ * matrix, column vectors). q and -q are the same rotation: readers keep the
+ * sign the file has, writers must accept either. Angles a format stores
+ * (Euler, axis-angle) are converted to this on read and back on write.
+ */
 typedef enum ak_channel_kind {
-    AK_ROTATION = 0,    /* v = quaternion x, y, z, w */
+    AK_ROTATION = 0,    /* v = quaternion x, y, z, w (see above) */
     AK_TRANSLATION = 1, /* v = x, y, z (v[3] unused) */
     AK_SCALE = 2,       /* v = x, y, z (v[3] unused) */
     AK_VISIBILITY = 3,  /* v[0] = 0 hidden, 1 shown */
@@ -198,7 +216,10 @@ typedef struct ak_event {
 
 struct ak_clip {
     const char *name;   /* never NULL */
-    double duration;    /* seconds */
+    /* Seconds: the length the file states, else the time of the last key.
+     * A clip of N frames at rate r, keys at 0 .. (N-1)/r, lasts (N-1)/r,
+     * not N/r. Keys never lie after it (ak_doc_validate warns). */
+    double duration;
     double frame_rate;  /* frames per second as stored, 0 = not stored */
     double tick_rate;   /* native ticks per second of key ticks, 0 = none */
     size_t track_count;
@@ -253,6 +274,18 @@ struct ak_doc {
     ak_skeleton skeleton;
 };
 
+/*
+ * Rules for the functions below:
+ *  - Names, strings and raw bytes passed in are copied into the document:
+ *    the caller's buffer may be freed or reused as soon as the call returns.
+ *  - A constructor (ak_clip_add, ak_track_add, ak_key_add, ak_event_add,
+ *    ak_bone_add) or setter returns NULL or AK_E_NOMEM when memory runs
+ *    out. Inside a plugin's read or write the job has then already failed
+ *    with AK_E_NOMEM, or AK_E_LIMIT when the read's cap was hit, and the
+ *    message is recorded: return AK_E_NOMEM at once, without calling
+ *    ak_fail() again (the core reports the job's first error).
+ */
+
 /* A new empty document. Returns NULL when out of memory. */
 AK_API ak_doc *ak_doc_new(void);
 /* Frees the document and everything in it. NULL is allowed. */
@@ -260,6 +293,11 @@ AK_API void ak_doc_free(ak_doc *doc);
 /* A deep copy; NULL when out of memory. Raw key bytes are copied too. */
 AK_API ak_doc *ak_doc_clone(const ak_doc *doc);
 
+/* Records the format whose data the document carries and its variant
+ * (both copied; NULL variant = ""). A reader need not call it: after a
+ * successful read whose document still has format "", the core sets the
+ * reading codec's name and keeps the variant. Call it to record a variant,
+ * or, for a container such as json, the format of the data inside. */
 AK_API ak_status ak_doc_set_format(ak_doc *doc, const char *format, const char *variant);
 
 /* Appends a clip; NULL when out of memory or over the allocation limit. */
@@ -597,7 +635,18 @@ typedef struct ak_options {
     const char *filename;  /* used in messages and for the extension */
     const char *const *params; /* NULL-terminated "key=value" strings for the plugin */
     size_t max_alloc;      /* read memory cap in bytes; 0 = the default (see below) */
+    /* API 1.2: ak_read_flags. */
+    uint32_t flags;
 } ak_options;
+
+typedef enum ak_read_flags {
+    /* Validate every document a plugin returns (ak_doc_validate()) and fail
+     * the read with AK_E_DATA on any error, with quaternions more than 1%
+     * off unit length counted as errors too: the CLI's --strict, for plugin
+     * authors to find reversed times or unnormalised rotations at once. */
+    AK_READ_STRICT = 1,
+    AK_READ_FLAGS_MAX_ = INT32_MAX
+} ak_read_flags;
 
 /* A read may allocate at most AK_READ_ALLOC_FACTOR times the input size
  * plus AK_READ_ALLOC_BASE bytes for its document, unless max_alloc says

@@ -33,6 +33,13 @@
  *                    ak_doc_validate() checks skeletons; ak_read() ties
  *                    the tracks of a file that carries its own skeleton;
  *                    JSON schema 1 (and the json plugin) carry skeletons.
+ *                    Declared parameters: ak_param, ak_codec.params (read
+ *                    only inside struct_size), ak_job_param_int/_bool/
+ *                    _string(), declared defaults in ak_job_param_number().
+ *                    Text: ak_text and ak_text_*(), ak_fail_at(),
+ *                    ak_parse_number(), ak_format_number() (any locale).
+ *                    Host API: ak_options.flags (AK_READ_STRICT),
+ *                    ak_message.line/.column.
  *                    Editing: ak_doc_clip_index(), ak_doc_put_clip(),
  *                    ak_doc_merge(), ak_doc_extract_clip(),
  *                    ak_doc_rename_bones(), ak_doc_assign_bone_ids(),
@@ -83,6 +90,40 @@ typedef enum ak_caps {
 } ak_caps;
 
 typedef struct ak_job ak_job;   /* one read or write call (opaque) */
+
+/* Declared parameters (ABI 1.2). A codec lists the "-p KEY=VALUE"
+ * parameters it understands; the core then checks every parameter of a
+ * call before the codec runs: a name that no loaded codec declares, or a
+ * value of the wrong type for this codec, fails the call with AK_E_USAGE
+ * (naming the closest declared name). A name declared only by another
+ * codec, or by this one for the other direction, is left for that one (a
+ * convert passes the same parameters to its reader and its writer). A codec
+ * that declares nothing (params NULL) gets every parameter unchecked. */
+typedef enum ak_param_type {
+    AK_PARAM_STRING = 0,  /* any text */
+    AK_PARAM_INT = 1,     /* decimal integer, optional sign, fits int64_t */
+    AK_PARAM_NUMBER = 2,  /* decimal number with '.' as the decimal point */
+    AK_PARAM_BOOL = 3,    /* yes/no, true/false, on/off, 1/0 */
+    AK_PARAM_CHOICE = 4,  /* one of `choices`, compared without case */
+    AK_PARAM_TYPE_MAX_ = INT32_MAX
+} ak_param_type;
+
+typedef enum ak_param_use {
+    AK_PARAM_READ = 1,    /* the parameter applies to the codec's read */
+    AK_PARAM_WRITE = 2,   /* ... to its write */
+    AK_PARAM_USE_MAX_ = INT32_MAX
+} ak_param_use;
+
+typedef struct ak_param {
+    const char *name;          /* [a-z0-9_]+; NULL ends the list */
+    ak_param_type type;
+    uint32_t use;              /* ak_param_use bits; a name may appear twice
+                                  with different uses and defaults */
+    const char *choices;       /* AK_PARAM_CHOICE: "|"-separated, e.g. "ANP3|ANPK" */
+    const char *default_value; /* as written after '=', or NULL for "none: the
+                                  codec decides" (e.g. the document's own variant) */
+    const char *help;          /* one line for `animkit formats -v` */
+} ak_param;
 typedef struct ak_sink ak_sink; /* growing output buffer (opaque) */
 
 /*
@@ -107,13 +148,28 @@ struct ak_codec {
 
     /* Decodes `bytes` into the empty document `doc`. Returns AK_OK, or the
      * status given to ak_fail(). NULL = the codec cannot read. On failure
-     * the core frees the document. */
+     * the core frees the document. `bytes` is not NUL-terminated (read text
+     * with ak_text) and lives only during the call: everything kept goes
+     * into the document, which copies it. Setting doc->format is optional
+     * (ak_doc_set_format). With AK_READ_STRICT the core validates what is
+     * returned. */
     ak_status (*read)(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc);
 
     /* Encodes `doc` into `out`. NULL = the codec cannot write. Anything the
      * format cannot hold that the generic caps do not cover is reported
-     * with ak_warn(). */
+     * with ak_warn(). A codec without AK_CAP_MULTI_CLIP is only ever given
+     * a document of exactly one clip (the core refuses others before the
+     * call), so doc->clips[0] is valid there; a multi-clip writer may be
+     * given none. The document is const: never change it, not even to
+     * normalise; write what it holds. */
     ak_status (*write)(ak_job *job, const ak_doc *doc, ak_sink *out);
+
+    /* ABI 1.2: the declared parameters, ended by an entry whose name is
+     * NULL (an empty list: the codec takes none, and every parameter given
+     * to it is checked); NULL = not declared, nothing is checked. The core
+     * refuses a plugin whose declarations are malformed (bad name or type,
+     * a choice list missing, a default that does not fit its type). */
+    const ak_param *params;
 };
 
 /* ------------------------------------------------------------------------
@@ -125,13 +181,24 @@ struct ak_codec {
  * error of a job is kept. */
 AK_API ak_status ak_fail(ak_job *job, ak_status status, int64_t offset, const char *fmt, ...)
     AK_PRINTF(4, 5);
+/* ak_fail() for text input (ABI 1.2): also the 1-based line and column
+ * (0 = unknown) that messages show as FILE:LINE:COLUMN. */
+AK_API ak_status ak_fail_at(ak_job *job, ak_status status, int64_t offset, uint32_t line, uint32_t column,
+                            const char *fmt, ...) AK_PRINTF(6, 7);
 /* A warning at `offset` (-1 for none). */
 AK_API void ak_warn(ak_job *job, int64_t offset, const char *fmt, ...) AK_PRINTF(3, 4);
-/* The value of a "key=value" parameter, or NULL. */
+/* The value of a "key=value" parameter as given, or NULL. */
 AK_API const char *ak_job_param(const ak_job *job, const char *key);
-/* A numeric parameter, or `fallback` when absent; a malformed value fails
- * the job and returns `fallback`. */
+/* Typed parameters. Each returns the value given; when absent, the default
+ * the codec declares for `key` in this direction (ak_codec.params), else
+ * `fallback`. A malformed value fails the job (AK_E_USAGE) and returns
+ * `fallback`; declared parameters were already checked by the core, so
+ * that happens only for undeclared ones. Numbers are parsed the same in
+ * every locale (ak_parse_number). Booleans: yes/no, true/false, on/off, 1/0. */
 AK_API double ak_job_param_number(ak_job *job, const char *key, double fallback);
+AK_API int64_t ak_job_param_int(ak_job *job, const char *key, int64_t fallback);      /* 1.2 */
+AK_API int ak_job_param_bool(ak_job *job, const char *key, int fallback);             /* 1.2 */
+AK_API const char *ak_job_param_string(ak_job *job, const char *key, const char *fallback); /* 1.2 */
 AK_API const char *ak_job_filename(const ak_job *job);
 /* 1 once the job has failed (ak_fail, an allocation over the limit...). */
 AK_API int ak_job_failed(const ak_job *job);
@@ -199,6 +266,76 @@ AK_API uint16_t ak_load_u16(const unsigned char *p);
 AK_API uint32_t ak_load_u32(const unsigned char *p);
 AK_API float ak_bits_f32(uint32_t bits);
 AK_API uint32_t ak_f32_bits(float value);
+
+/* ------------------------------------------------------------------------
+ * Numbers as text (ABI 1.2), the same whatever locale the host has set:
+ * '.' is the decimal point, there are no digit groups. Never use strtod,
+ * atof or printf's %g/%f in a plugin: they follow the host's locale.
+ * ------------------------------------------------------------------------ */
+
+/* Longest number text ak_parse_number() accepts. */
+#define AK_NUMBER_MAX_TEXT 400
+/* Reads the number at the start of `text` (`size` bytes, no terminator
+ * needed): [+-]? digits with an optional '.' fraction, or '.' digits, then
+ * an optional exponent [eE][+-]?digits. No spaces, hex, inf or nan. Stores
+ * the nearest double in *out and returns the bytes used; 0 (and *out
+ * untouched) when no number starts there, or it is longer than
+ * AK_NUMBER_MAX_TEXT or beyond a double's range. */
+AK_API size_t ak_parse_number(const char *text, size_t size, double *out);
+/* Writes `value` into `buf` as %g would in the C locale with
+ * `significant_digits` digits (1-17), or with 0 the shortest text that
+ * ak_parse_number() reads back to exactly `value`. Non-finite values give
+ * "nan", "inf", "-inf". Returns the length the text needs without its
+ * terminator, as snprintf does: 32 bytes always suffice. */
+AK_API int ak_format_number(double value, int significant_digits, char *buf, size_t size);
+
+/* ------------------------------------------------------------------------
+ * Reading text formats (ABI 1.2). The input is not NUL-terminated; lines
+ * end with LF, CR LF or a lone CR; tokens are separated by spaces and tabs.
+ * Errors go through ak_fail_at() with the byte offset, the line and the
+ * column (1-based, in bytes), which the CLI shows as FILE:LINE:COLUMN. As
+ * with ak_reader, the first failure is sticky: afterwards every call
+ * returns NULL or 0 without moving.
+ * ------------------------------------------------------------------------ */
+typedef struct ak_text {
+    const unsigned char *data; /* the whole input */
+    size_t size;
+    size_t pos;                /* offset of the next byte */
+    size_t line_start;         /* offset where the line of `pos` begins */
+    uint32_t line;             /* 1-based line of `pos` */
+    uint32_t token_line;       /* line of the last token read, 0 before any */
+    size_t token;              /* offset of the last token read */
+    size_t token_line_start;
+    ak_job *job;
+    int failed;
+} ak_text;
+
+AK_API void ak_text_init(ak_text *t, ak_job *job, const unsigned char *data, size_t size);
+/* 1 when no bytes are left. */
+AK_API int ak_text_at_end(const ak_text *t);
+/* Skips spaces and tabs; 1 if the current line has nothing more. */
+AK_API int ak_text_at_line_end(ak_text *t);
+/* The next token of the current line (its length in *len), or NULL at the
+ * line's end. The pointer is into the input: not NUL-terminated. */
+AK_API const char *ak_text_token(ak_text *t, size_t *len);
+/* The next token, going on to later lines; NULL at the end of the input. */
+AK_API const char *ak_text_word(ak_text *t, size_t *len);
+/* The rest of the current line without its line end, moving past it;
+ * NULL at the end of the input. */
+AK_API const char *ak_text_line(ak_text *t, size_t *len);
+/* Moves to the start of the next line; 0 when there is none. */
+AK_API int ak_text_next_line(ak_text *t);
+/* The next token of the current line as a number (ak_parse_number, the
+ * whole token); otherwise fails the job naming `what` and returns 0. */
+AK_API int ak_text_number(ak_text *t, const char *what, double *out);
+/* The next word (ak_text_word) must be `word` exactly; otherwise fails the
+ * job and returns 0. */
+AK_API int ak_text_expect(ak_text *t, const char *word);
+/* 1 if `len` bytes at `token` spell `word` exactly. */
+AK_API int ak_text_is(const char *token, size_t len, const char *word);
+/* Fails the job at the last token read if it is on the current line, else
+ * at the current position, with its line and column; returns `status`. */
+AK_API ak_status ak_text_fail(ak_text *t, ak_status status, const char *fmt, ...) AK_PRINTF(3, 4);
 
 /* ------------------------------------------------------------------------
  * Output. Allocation failures are sticky: check ak_sink_failed() (or the

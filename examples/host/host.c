@@ -49,7 +49,7 @@ int main(int argc, char **argv)
         ak_registry_free(reg);
         return 66;
     }
-    ak_options options = { sizeof options, NULL, argv[1], NULL, 0 };
+    ak_options options = { sizeof options, NULL, argv[1], NULL, 0, 0 };
     ak_doc *doc;
     st = ak_read(reg, bytes, size, &options, &doc, &report);
     free(bytes);

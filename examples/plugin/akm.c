@@ -11,6 +11,19 @@
  *     u32 key count
  *     per key: f32 time, f32 x, f32 y, f32 z, f32 w   (rotation only)
  *
+ * It follows the rules of animkit.h and plugin.h one way:
+ *  - quaternions are stored as the model holds them (x, y, z, w, Hamilton,
+ *    bone space into parent space), so no conversion is needed;
+ *  - `duration` is the length the file states;
+ *  - the writer reads doc->clips[0] without checking: the descriptor lacks
+ *    AK_CAP_MULTI_CLIP, so the core only ever hands it one clip;
+ *  - names are passed straight from a stack buffer: the document copies;
+ *  - ak_doc_set_format() is called only to record the variant "AKM1";
+ *  - a NULL from a constructor means the job has already failed: return
+ *    AK_E_NOMEM, nothing else;
+ *  - the descriptor declares its parameters (none), so a mistyped -p is an
+ *    error instead of being ignored.
+ *
  * Build it out of tree with nothing but pkg-config (see Makefile), then add
  *     [plugin akm]
  *     path = /where/it/is/akm.so
@@ -37,7 +50,7 @@ static ak_status akm_read_track(ak_reader *r, ak_clip *clip)
     char bone[256];
     memcpy(bone, name, len);
     bone[len] = '\0';
-    ak_track *track = ak_track_add(clip, bone);
+    ak_track *track = ak_track_add(clip, bone); /* copies the name */
     if (!track || ak_channel_reserve(track, AK_ROTATION, keys) != AK_OK)
         return AK_E_NOMEM;
     for (uint32_t i = 0; i < keys; i++) {
@@ -59,8 +72,9 @@ static ak_status akm_read(ak_job *job, const unsigned char *bytes, size_t size, 
     if (!magic || memcmp(magic, "AKM1", 4) != 0)
         return ak_fail(job, AK_E_DATA, 0, "not an akm file (magic is not AKM1)");
     ak_clip *clip = ak_clip_add(doc, "");
+    /* The format name would be set by the core; the variant would not. */
     if (!clip || ak_doc_set_format(doc, "akm", "AKM1") != AK_OK)
-        return ak_fail(job, AK_E_NOMEM, -1, "out of memory");
+        return AK_E_NOMEM; /* the job has failed already, with the reason */
     clip->duration = ak_f32(&r);
     uint32_t tracks = ak_u32(&r);
     if (!ak_need_array(&r, tracks, 5, "tracks"))
@@ -68,7 +82,7 @@ static ak_status akm_read(ak_job *job, const unsigned char *bytes, size_t size, 
     for (uint32_t t = 0; t < tracks; t++) {
         ak_status st = akm_read_track(&r, clip);
         if (st != AK_OK)
-            return ak_job_failed(job) ? st : ak_fail(job, st, (int64_t)r.pos, "cannot read track %u", t);
+            return st; /* the reader or the allocator has failed the job */
     }
     if (ak_remaining(&r))
         ak_warn(job, (int64_t)r.pos, "%zu bytes after the last track ignored", ak_remaining(&r));
@@ -77,7 +91,7 @@ static ak_status akm_read(ak_job *job, const unsigned char *bytes, size_t size, 
 
 static ak_status akm_write(ak_job *job, const ak_doc *doc, ak_sink *out)
 {
-    const ak_clip *clip = doc->clips[0]; /* the core guarantees one clip */
+    const ak_clip *clip = doc->clips[0]; /* single-clip codec: always exactly one */
     ak_put(out, "AKM1", 4);
     ak_put_f32(out, (float)clip->duration);
     ak_put_u32(out, (uint32_t)clip->track_count);
@@ -99,6 +113,9 @@ static ak_status akm_write(ak_job *job, const ak_doc *doc, ak_sink *out)
     return ak_sink_failed(out) ? AK_E_NOMEM : AK_OK;
 }
 
+/* No parameters: declaring the empty list makes the core refuse any -p. */
+static const ak_param akm_params[] = { { NULL, 0, 0, NULL, NULL, NULL } };
+
 static const ak_codec akm_codec = {
     .abi_major = AK_ABI_MAJOR,
     .abi_minor = AK_ABI_MINOR,
@@ -112,6 +129,7 @@ static const ak_codec akm_codec = {
     .probe = akm_probe,
     .read = akm_read,
     .write = akm_write,
+    .params = akm_params,
 };
 
 const ak_codec *animkit_codec(void);

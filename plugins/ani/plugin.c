@@ -25,6 +25,12 @@ int ani_probe(const unsigned char *bytes, size_t size, const char *filename)
     return has_ani_extension(filename) ? AK_PROBE_EXTENSION : 0;
 }
 
+static const ak_param ani_params[] = {
+    { "variant", AK_PARAM_CHOICE, AK_PARAM_WRITE, "4000|4001|4002", NULL,
+      "output version (default: the document's own, else 4000, lossless floats)" },
+    { NULL, 0, 0, NULL, NULL, NULL },
+};
+
 static const ak_codec codec = {
     AK_ABI_MAJOR,
     AK_ABI_MINOR,
@@ -38,6 +44,7 @@ static const ak_codec codec = {
     ani_probe,
     ani_read,
     ani_write,
+    ani_params,
 };
 
 const ak_codec *ani_codec(void) { return &codec; }

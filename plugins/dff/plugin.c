@@ -49,6 +49,9 @@ static int dff_probe(const unsigned char *bytes, size_t size, const char *filena
     return 0;
 }
 
+/* None: every parameter given to it is checked (and unknown). */
+static const ak_param dff_params[] = { { NULL, 0, 0, NULL, NULL, NULL } };
+
 static const ak_codec dff_descriptor = {
     AK_ABI_MAJOR,
     AK_ABI_MINOR,
@@ -62,6 +65,7 @@ static const ak_codec dff_descriptor = {
     dff_probe,
     dff_read,
     NULL,
+    dff_params,
 };
 
 const ak_codec *dff_codec(void) { return &dff_descriptor; }

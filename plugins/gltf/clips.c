@@ -516,7 +516,5 @@ ak_status gr_clips(gr *r)
     }
     if (!r->animkit && ak_prop_set_string(r->doc, &r->doc->props, GLTF_P_UP, gltf_up_name(r->up)) != AK_OK)
         return AK_E_NOMEM;
-    if (r->doc->skeleton.bone_count)
-        ak_doc_match_skeleton(r->doc);
-    return AK_OK;
+    return AK_OK; /* the core ties the tracks to the skeleton after every read */
 }

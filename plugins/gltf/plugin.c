@@ -33,6 +33,16 @@ static int gltf_probe(const unsigned char *bytes, size_t size, const char *filen
     return 0;
 }
 
+static const ak_param gltf_params[] = {
+    { "container", AK_PARAM_CHOICE, AK_PARAM_WRITE, "glb|gltf", NULL,
+      "binary .glb or .gltf with the buffer embedded (default: the output's extension)" },
+    { "up", AK_PARAM_CHOICE, AK_PARAM_WRITE, "z|y|y-left", NULL,
+      "the game's up axis, turned into glTF's +Y by the root node (default: the format's own)" },
+    { "up", AK_PARAM_CHOICE, AK_PARAM_READ, "z|y|y-left", NULL,
+      "the up axis to turn back to, for a glTF that animkit did not write (default: z)" },
+    { NULL, 0, 0, NULL, NULL, NULL },
+};
+
 static const ak_codec gltf_descriptor = {
     AK_ABI_MAJOR,
     AK_ABI_MINOR,
@@ -48,6 +58,7 @@ static const ak_codec gltf_descriptor = {
     gltf_probe,
     gltf_read,
     gltf_write,
+    gltf_params,
 };
 
 const ak_codec *gltf_codec(void) { return &gltf_descriptor; }

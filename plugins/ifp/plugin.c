@@ -17,6 +17,12 @@ static int ifp_probe(const unsigned char *bytes, size_t size, const char *filena
     return 0;
 }
 
+static const ak_param ifp_params[] = {
+    { "variant", AK_PARAM_CHOICE, AK_PARAM_WRITE, "ANP3|ANP2|ANPK|ANLF", NULL,
+      "output variant (default: the document's own, else ANP3)" },
+    { NULL, 0, 0, NULL, NULL, NULL },
+};
+
 static const ak_codec ifp_descriptor = {
     AK_ABI_MAJOR,
     AK_ABI_MINOR,
@@ -30,6 +36,7 @@ static const ak_codec ifp_descriptor = {
     ifp_probe,
     ifp_read,
     ifp_write,
+    ifp_params,
 };
 
 const ak_codec *ifp_codec(void) { return &ifp_descriptor; }

@@ -33,6 +33,9 @@ static int json_probe(const unsigned char *bytes, size_t size, const char *filen
     return 0;
 }
 
+/* None: every parameter given to it is checked (and unknown). */
+static const ak_param json_params[] = { { NULL, 0, 0, NULL, NULL, NULL } };
+
 static const ak_codec json_descriptor = {
     AK_ABI_MAJOR,
     AK_ABI_MINOR,
@@ -48,6 +51,7 @@ static const ak_codec json_descriptor = {
     json_probe,
     json_read,
     json_write,
+    json_params,
 };
 
 const ak_codec *json_codec(void) { return &json_descriptor; }

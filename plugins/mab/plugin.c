@@ -83,6 +83,9 @@ static int probe(const unsigned char *b, size_t n, const char *filename)
     }
 }
 
+/* None: bone names come from the host's dictionary (--bones). */
+static const ak_param mab_params[] = { { NULL, 0, 0, NULL, NULL, NULL } };
+
 static const ak_codec codec = {
     AK_ABI_MAJOR,
     AK_ABI_MINOR,
@@ -96,6 +99,7 @@ static const ak_codec codec = {
     probe,
     mab_read,
     NULL,
+    mab_params,
 };
 
 const ak_codec *mab_codec(void) { return &codec; }

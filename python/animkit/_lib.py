@@ -20,6 +20,8 @@ class Message(ctypes.Structure):
         ("plugin", ctypes.c_char_p),
         ("offset", ctypes.c_int64),
         ("text", ctypes.c_char_p),
+        ("line", ctypes.c_uint32),    # API 1.2: text inputs, 0 = none
+        ("column", ctypes.c_uint32),
     ]
 
 
@@ -181,6 +183,7 @@ class Options(ctypes.Structure):
         ("filename", ctypes.c_char_p),
         ("params", ctypes.POINTER(ctypes.c_char_p)),
         ("max_alloc", ctypes.c_size_t),
+        ("flags", ctypes.c_uint32),   # API 1.2: AK_READ_STRICT
     ]
 
 

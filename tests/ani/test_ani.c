@@ -212,7 +212,7 @@ static unsigned char *write_variant(const ak_registry *reg, const ak_doc *doc, c
     if (variant)
         snprintf(param, sizeof param, "variant=%s", variant);
     const char *params[] = { param, NULL };
-    ak_options o = { sizeof o, "ani", NULL, variant ? params : NULL, 0 };
+    ak_options o = { sizeof o, "ani", NULL, variant ? params : NULL, 0, 0 };
     unsigned char *out = NULL;
     ak_status st = ak_write(reg, doc, &o, &out, size, rep);
     ck_assert_msg(st == AK_OK, "write variant %s failed: %s", variant ? variant : "-", rep->message);
@@ -275,7 +275,7 @@ static ak_status try_read(const ak_registry *reg, const unsigned char *bytes, si
     ak_report rep;
     memset(&rep, 0, sizeof rep);
     ak_doc *doc = NULL;
-    ak_options o = { sizeof o, "ani", "test.ani", NULL, 0 };
+    ak_options o = { sizeof o, "ani", "test.ani", NULL, 0, 0 };
     ak_status st = ak_read(reg, bytes, size, &o, &doc, &rep);
     if (st == AK_OK)
         ck_assert(doc != NULL);
@@ -1029,7 +1029,7 @@ START_TEST(t_bad_variant_param)
     ak_doc *doc = ak_doc_new();
     ak_clip_add(doc, "x");
     const char *params[] = { "variant=4003", NULL };
-    ak_options o = { sizeof o, "ani", NULL, params, 0 };
+    ak_options o = { sizeof o, "ani", NULL, params, 0, 0 };
     ak_report rep = { 0 };
     unsigned char *out = NULL;
     size_t n;
@@ -1056,7 +1056,7 @@ START_TEST(t_strings)
         ak_clip *clip = ak_clip_add(doc, "s");
         ak_track_add(clip, name);
         const char *params[] = { NULL };
-        ak_options o = { sizeof o, "ani", NULL, params, 0 };
+        ak_options o = { sizeof o, "ani", NULL, params, 0, 0 };
         ak_report rep = { 0 };
         unsigned char *out = NULL;
         size_t n;
@@ -1079,7 +1079,7 @@ START_TEST(t_strings)
         ak_clip *clip = ak_clip_add(doc, "s");
         ak_event_add(clip, 0, "t", name);
         ak_report rep = { 0 };
-        ak_options o = { sizeof o, "ani", NULL, NULL, 0 };
+        ak_options o = { sizeof o, "ani", NULL, NULL, 0, 0 };
         unsigned char *out = NULL;
         size_t n;
         ck_assert(ak_write(reg, doc, &o, &out, &n, &rep) != AK_OK);

@@ -54,7 +54,7 @@ static ak_registry *reg_anm(void)
 
 static ak_doc *read_params(ak_registry *reg, const unsigned char *d, size_t n, const char *const *params)
 {
-    ak_options o = { sizeof o, "anm", "synthetic.anm", params, 0 };
+    ak_options o = { sizeof o, "anm", "synthetic.anm", params, 0, 0 };
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
     ak_status st = ak_read(reg, d, n, &o, &doc, &rep);
@@ -65,7 +65,7 @@ static ak_doc *read_params(ak_registry *reg, const unsigned char *d, size_t n, c
 static unsigned char *write_params(ak_registry *reg, const ak_doc *doc, const char *const *params, size_t *n,
                                    ak_report *rep)
 {
-    ak_options o = { sizeof o, "anm", NULL, params, 0 };
+    ak_options o = { sizeof o, "anm", NULL, params, 0, 0 };
     unsigned char *out = NULL;
     ak_status st = ak_write(reg, doc, &o, &out, n, rep);
     ck_assert_msg(st == AK_OK, "write failed: %s", rep->message);
@@ -534,7 +534,7 @@ START_TEST(t_frm3_widths)
             ak_buffer_free(reg, o2);
             ak_doc_free(d2);
         } else {
-            ak_options o2 = { sizeof o2, "anm", NULL, frm2, 0 };
+            ak_options o2 = { sizeof o2, "anm", NULL, frm2, 0, 0 };
             unsigned char *bytes = NULL;
             ak_report rep2 = { 0 };
             ck_assert_int_eq(ak_write(reg, d, &o2, &bytes, &n, &rep2), AK_E_UNSUPPORTED);
@@ -955,7 +955,7 @@ static void expect_clean_error(ak_registry *reg, const unsigned char *d, size_t 
 {
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
-    ak_options o = { sizeof o, "anm", what, NULL, 0 };
+    ak_options o = { sizeof o, "anm", what, NULL, 0, 0 };
     ak_status st = ak_read(reg, d, n, &o, &doc, &rep);
     if (st == AK_OK) {
         ak_doc_free(doc);
@@ -971,7 +971,7 @@ static void expect_fail(ak_registry *reg, const unsigned char *d, size_t n, cons
 {
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
-    ak_options o = { sizeof o, "anm", what, NULL, 0 };
+    ak_options o = { sizeof o, "anm", what, NULL, 0, 0 };
     ak_status st = ak_read(reg, d, n, &o, &doc, &rep);
     ck_assert_msg(st == AK_E_DATA || st == AK_E_UNSUPPORTED, "%s: status %s", what, ak_status_name(st));
     ck_assert_msg(rep.offset >= 0, "%s: error without an offset: %s", what, rep.message);
@@ -1102,13 +1102,13 @@ START_TEST(t_bad_params)
     b_tag(&a, "FRM2"); b_u16(&a, 0); b_u8(&a, 1); b_u8(&a, 0); b_u16(&a, 0x08);
     ak_registry *reg = reg_anm();
     const char *bad[] = { "fps=-3", NULL };
-    ak_options o = { sizeof o, "anm", NULL, bad, 0 };
+    ak_options o = { sizeof o, "anm", NULL, bad, 0, 0 };
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
     ck_assert_int_eq(ak_read(reg, a.p, a.n, &o, &doc, &rep), AK_E_USAGE);
     doc = ak_test_read(reg, a.p, a.n, "a.anm");
     const char *v[] = { "variant=9.9", NULL };
-    ak_options w = { sizeof w, "anm", NULL, v, 0 };
+    ak_options w = { sizeof w, "anm", NULL, v, 0, 0 };
     unsigned char *out = NULL;
     size_t n;
     ak_report rep2 = { 0 };

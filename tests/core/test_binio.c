@@ -36,7 +36,7 @@ static ak_status scripted_read(ak_job *job, const unsigned char *bytes, size_t s
 }
 
 static const ak_codec scripted = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "scripted", "1", "t",
-                                   "MIT", "x", NULL, scripted_read, NULL };
+                                   "MIT", "x", NULL, scripted_read, NULL, NULL };
 
 static ak_status run(int (*fn)(ak_reader *), const unsigned char *bytes, size_t size, last *l)
 {
@@ -47,7 +47,7 @@ static ak_status run(int (*fn)(ak_reader *), const unsigned char *bytes, size_t 
     ak_report rep = { 0 };
     rep.on_message = keep;
     rep.user = l;
-    ak_options o = { sizeof o, "scripted", "in.bin", NULL, 0 };
+    ak_options o = { sizeof o, "scripted", "in.bin", NULL, 0, 0 };
     ak_doc *doc = NULL;
     ak_status st = ak_read(reg, bytes, size, &o, &doc, &rep);
     ak_doc_free(doc);
@@ -175,7 +175,7 @@ static ak_status sink_write(ak_job *job, const ak_doc *doc, ak_sink *s)
 }
 
 static const ak_codec sinker = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), AK_CAP_MULTI_CLIP, "sinker",
-                                 "1", "t", "MIT", "snk", NULL, NULL, sink_write };
+                                 "1", "t", "MIT", "snk", NULL, NULL, sink_write, NULL };
 
 START_TEST(sink_writes_little_endian)
 {
@@ -280,7 +280,7 @@ START_TEST(scratch_is_zeroed_kept_and_freed_by_the_job)
     ak_registry *reg = counting_registry(&scripted);
     long base = live_blocks;
     script = scratch_semantics;
-    ak_options o = { sizeof o, "scripted", "in.bin", NULL, 0 };
+    ak_options o = { sizeof o, "scripted", "in.bin", NULL, 0, 0 };
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
     ck_assert_int_eq(ak_read(reg, bytes, sizeof bytes, &o, &doc, &rep), AK_OK);
@@ -300,7 +300,7 @@ START_TEST(scratch_failures_fail_the_job)
     ak_registry *reg = counting_registry(&scripted);
     long base = live_blocks;
     script = scratch_over_limit;
-    ak_options o = { sizeof o, "scripted", "in.bin", NULL, 65536 };
+    ak_options o = { sizeof o, "scripted", "in.bin", NULL, 65536, 0 };
     memset(&l, 0, sizeof l);
     ak_report rep = { 0 };
     rep.on_message = keep;
@@ -326,7 +326,7 @@ static ak_status hoarding_write(ak_job *job, const ak_doc *doc, ak_sink *s)
 }
 
 static const ak_codec hoarder = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), AK_CAP_MULTI_CLIP, "hoarder",
-                                  "1", "t", "MIT", "hd", NULL, NULL, hoarding_write };
+                                  "1", "t", "MIT", "hd", NULL, NULL, hoarding_write, NULL };
 
 START_TEST(writer_scratch_is_freed_by_the_job)
 {
@@ -335,7 +335,7 @@ START_TEST(writer_scratch_is_freed_by_the_job)
     ak_doc *doc = ak_doc_new();
     unsigned char *out = NULL;
     size_t n = 0;
-    ak_options o = { sizeof o, "hoarder", NULL, NULL, 0 };
+    ak_options o = { sizeof o, "hoarder", NULL, NULL, 0, 0 };
     ak_report rep = { 0 };
     ck_assert_int_eq(ak_write(reg, doc, &o, &out, &n, &rep), AK_OK);
     ck_assert_uint_eq(n, 1);

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char dir[PATH_MAX], config[PATH_MAX], out_path[PATH_MAX], exe[PATH_MAX];
+static char dir[PATH_MAX], config[PATH_MAX], out_path[PATH_MAX], err_path[PATH_MAX], exe[PATH_MAX];
 
 /* Runs the CLI with the arguments (NULL-terminated); stdout goes to
  * out_path. Returns the exit code. */
@@ -31,8 +31,8 @@ static int animkit(const char *first, ...)
     if (pid == 0) {
         int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(fd, 1);
-        int null = open("/dev/null", O_WRONLY);
-        dup2(null, 2);
+        int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(err, 2);
         execv(exe, (char *const *)argv);
         _exit(127);
     }
@@ -42,14 +42,17 @@ static int animkit(const char *first, ...)
     return WEXITSTATUS(status);
 }
 
-static char *output(void)
+static char *slurp_text(const char *path)
 {
     size_t n;
-    unsigned char *b = ak_test_slurp(out_path, &n);
+    unsigned char *b = ak_test_slurp(path, &n);
     char *s = realloc(b, n + 1);
     s[n] = '\0';
     return s;
 }
+
+static char *output(void) { return slurp_text(out_path); }
+static char *errors(void) { return slurp_text(err_path); }
 
 static const char *path_in_dir(const char *name)
 {
@@ -80,6 +83,7 @@ static void setup(void)
     snprintf(dir, sizeof dir, "/tmp/ak-cli-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(out_path, sizeof out_path, "%s/stdout.txt", dir);
+    snprintf(err_path, sizeof err_path, "%s/stderr.txt", dir);
     snprintf(config, sizeof config, "%s/animkit.ini", dir);
     char text[PATH_MAX + 64];
     snprintf(text, sizeof text, "[animkit]\nautoload = no\n[plugin akm]\npath = %s/tests/plugins/.libs/akm.so\n", b);
@@ -183,6 +187,134 @@ START_TEST(convert_is_atomic_and_needs_force)
     ck_assert_int_eq(animkit("--config", config, "convert", in, path_in_dir("no/dir/x.akm"), NULL), 73);
     ck_assert_int_eq(animkit("--config", config, "convert", in, path_in_dir("x.unknown"), NULL), 64);
     ck_assert_int_eq(animkit("--config", config, "convert", in, path_in_dir("y.akm"), "--clip", "nope", NULL), 65);
+}
+END_TEST
+
+/* A config that loads the built-in anm and ifp plugins from the build tree. */
+static const char *builtin_config(void)
+{
+    char text[3 * PATH_MAX];
+    const char *b = getenv("AK_BUILDDIR");
+    snprintf(text, sizeof text,
+             "[animkit]\nplugin_dir = %s/plugins/anm/.libs\nplugin_dir = %s/plugins/ifp/.libs\n"
+             "plugin_dir = %s/plugins/bvh/.libs\n", b, b, b);
+    put("builtin.ini", text, strlen(text));
+    return path_in_dir("builtin.ini");
+}
+
+/* A config that loads the ABI 1.1 test plugin, which declares nothing,
+ * and an input for it. */
+static const char *old_config(void)
+{
+    char text[PATH_MAX + 64];
+    snprintf(text, sizeof text, "[animkit]\nautoload = no\n[plugin minor11]\npath = %s/tests/plugins/.libs/minor11.so\n",
+             getenv("AK_BUILDDIR"));
+    put("old.ini", text, strlen(text));
+    put("x.m11", "M11\n", 4);
+    return path_in_dir("old.ini");
+}
+
+static void expect_stderr(const char *what)
+{
+    char *e = errors();
+    if (!strstr(e, what))
+        ck_abort_msg("stderr lacks \"%s\":\n%s", what, e);
+    free(e);
+}
+
+START_TEST(declared_parameters_are_checked)
+{
+    setup();
+    const char *cfg = builtin_config();
+    char anm[PATH_MAX], out[PATH_MAX];
+    snprintf(anm, sizeof anm, "%s/samples/wave.anm", getenv("AK_SRCDIR"));
+    snprintf(out, sizeof out, "%s", path_in_dir("w.ifp"));
+    /* A typo of anm's fps: no plugin declares it, the closest name is named. */
+    ck_assert_int_eq(animkit("--config", cfg, "info", anm, "-p", "fsp=25", NULL), 64);
+    expect_stderr("unknown parameter 'fsp'; did you mean 'fps'?");
+    /* Ill-typed: anm reads fps as a number. */
+    ck_assert_int_eq(animkit("--config", cfg, "info", anm, "-p", "fps=fast", NULL), 64);
+    expect_stderr("parameter fps=fast: anm wants a number");
+    /* --variant goes to the writer: ifp has four, and the closest is named. */
+    ck_assert_int_eq(animkit("--config", cfg, "convert", anm, out, "--variant", "ANP4", NULL), 64);
+    expect_stderr("ifp wants one of ANP3|ANP2|ANPK|ANLF; did you mean 'ANP3'?");
+    ck_assert_int_eq(access(out, F_OK), -1);
+    /* A parameter declared by the other side of a convert is not an error:
+     * fps is anm's, variant ifp's. */
+    ck_assert_int_eq(animkit("--config", cfg, "convert", anm, out, "--fps", "25", "--variant", "anpk", NULL), 0);
+    ck_assert_int_eq(animkit("--config", cfg, "info", out, NULL), 0);
+    char *o = output();
+    ck_assert_ptr_nonnull(strstr(o, "ifp ANPK"));
+    /* wave.anm's 30 frames last 1 s at the default 30 fps, 30 / 25 = 1.2 s at 25. */
+    ck_assert_ptr_nonnull(strstr(o, "clip \"wave\": 1.2 s"));
+    free(o);
+    /* The example akm declares an empty list: nothing is taken. */
+    ck_assert_int_eq(animkit("--config", config, "info", path_in_dir("walk.akm"), "-p", "whatever=1", NULL), 64);
+    expect_stderr("unknown parameter 'whatever' (akm reading takes: none)");
+    /* A plugin built before declarations existed (ABI 1.1) takes anything. */
+    ck_assert_int_eq(animkit("--config", old_config(), "info", path_in_dir("x.m11"), "-p", "whatever=1", NULL), 0);
+}
+END_TEST
+
+START_TEST(text_errors_show_line_and_column)
+{
+    setup();
+    const char *cfg = builtin_config();
+    /* the 'x' is line 7, column 12: two tabs, "OFFSET", a space, "0", a space */
+    const char *bad = "HIERARCHY\nROOT a\n{\n\tOFFSET 0 0 0\n\tJOINT b\n\t{\n\t\tOFFSET 0 x 0\n";
+    put("bad.bvh", bad, strlen(bad));
+    ck_assert_int_eq(animkit("--config", cfg, "info", path_in_dir("bad.bvh"), NULL), 65);
+    expect_stderr("/bad.bvh:7:12: bvh: error: expected an OFFSET value (a number), found 'x' (at byte 56, 0x38)");
+    ck_assert_int_eq((int)(strchr(bad, 'x') - bad), 56);
+}
+END_TEST
+
+START_TEST(strict_fails_on_model_errors)
+{
+    setup();
+    /* walk.akm with its one quaternion (0, 0, 0, 2): twice unit length. */
+    unsigned char bent[sizeof akm_file];
+    memcpy(bent, akm_file, sizeof bent);
+    bent[sizeof bent - 1] = 0x40;
+    bent[sizeof bent - 2] = 0x00;
+    put("bent.akm", bent, sizeof bent);
+    ck_assert_int_eq(animkit("--config", config, "info", path_in_dir("bent.akm"), NULL), 0);
+    ck_assert_int_eq(animkit("--config", config, "--strict", "info", path_in_dir("bent.akm"), NULL), 65);
+    expect_stderr("akm: error: clip '', bone 'Root': rotation: 1 quaternions are not unit length (worst norm 2)");
+    ck_assert_int_eq(animkit("--config", config, "--strict", "info", path_in_dir("walk.akm"), NULL), 0);
+}
+END_TEST
+
+START_TEST(formats_lists_parameters)
+{
+    setup();
+    const char *cfg = builtin_config();
+    ck_assert_int_eq(animkit("--config", cfg, "formats", "-v", "anm", NULL), 0);
+    char *o = output();
+    ck_assert_ptr_nonnull(strstr(o, "-p fps=NUMBER (read, default 30)"));
+    ck_assert_ptr_nonnull(strstr(o, "-p variant=4.0|6.0|6.1|frmn|frm2|frm3 (write)"));
+    ck_assert_ptr_null(strstr(o, "ifp.so")); /* only the plugin asked for */
+    free(o);
+    ck_assert_int_eq(animkit("--config", cfg, "formats", "-v", NULL), 0);
+    o = output();
+    ck_assert_ptr_nonnull(strstr(o, "-p variant=ANP3|ANP2|ANPK|ANLF (write)"));
+    free(o);
+    ck_assert_int_eq(animkit("--config", config, "formats", "-v", NULL), 0);
+    o = output();
+    ck_assert_ptr_nonnull(strstr(o, "parameters: none"));
+    free(o);
+    ck_assert_int_eq(animkit("--config", old_config(), "formats", "-v", NULL), 0);
+    o = output();
+    ck_assert_ptr_nonnull(strstr(o, "parameters: not declared"));
+    free(o);
+    ck_assert_int_eq(animkit("--config", cfg, "formats", "nosuch", NULL), 64);
+    ck_assert_int_eq(animkit("--config", cfg, "formats", "--json", NULL), 0);
+    o = output();
+    ck_assert_ptr_nonnull(strstr(o, "\"params\":[{\"name\":\"fps\",\"type\":\"number\",\"read\":true,\"write\":false,"
+                                    "\"default\":\"30\",\"help\":"));
+    ck_assert_ptr_nonnull(strstr(o, "{\"name\":\"variant\",\"type\":\"choice\",\"read\":false,\"write\":true,"
+                                    "\"choices\":\"ANP3|ANP2|ANPK|ANLF\",\"default\":null,"));
+    free(o);
 }
 END_TEST
 
@@ -405,6 +537,10 @@ int main(void)
     tcase_add_test(tc, input_errors);
     tcase_add_test(tc, formats_probe_info_dump);
     tcase_add_test(tc, convert_is_atomic_and_needs_force);
+    tcase_add_test(tc, declared_parameters_are_checked);
+    tcase_add_test(tc, formats_lists_parameters);
+    tcase_add_test(tc, strict_fails_on_model_errors);
+    tcase_add_test(tc, text_errors_show_line_and_column);
     tcase_add_test(tc, skeleton_option);
     tcase_add_test(tc, skeleton_option_corpus);
     suite_add_tcase(s, tc);

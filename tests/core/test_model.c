@@ -706,14 +706,14 @@ static ak_status greedy_read(ak_job *job, const unsigned char *bytes, size_t siz
 }
 
 static const ak_codec greedy = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "greedy", "1", "test",
-                                 "MIT", "greedy", NULL, greedy_read, NULL };
+                                 "MIT", "greedy", NULL, greedy_read, NULL, NULL };
 
 START_TEST(read_memory_is_capped)
 {
     const ak_codec *codecs[] = { &greedy, NULL };
     ak_registry *reg = ak_test_registry(codecs);
     unsigned char bytes[4] = { 0x00, 0x00, 0x10, 0x00 }; /* 1 Mi keys */
-    ak_options o = { sizeof o, "greedy", "greedy.bin", NULL, 64 * 1024 };
+    ak_options o = { sizeof o, "greedy", "greedy.bin", NULL, 64 * 1024, 0 };
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
     ck_assert_int_eq(ak_read(reg, bytes, 4, &o, &doc, &rep), AK_E_LIMIT);

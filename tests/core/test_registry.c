@@ -111,7 +111,7 @@ START_TEST(broken_plugins_are_refused_and_skipped)
     ck_assert_str_eq(ak_registry_plugin(reg, 2)->codec->name, "minor11");
     ck_assert_uint_eq(ak_registry_plugin(reg, 2)->codec->abi_minor, 1);
     {
-        ak_options opt = { sizeof opt, NULL, "x.m11", NULL, 0 };
+        ak_options opt = { sizeof opt, NULL, "x.m11", NULL, 0, 0 };
         ak_doc *doc = NULL;
         ak_report r11 = { 0 };
         ck_assert_int_eq(ak_read(reg, "M11\nabc", 7, &opt, &doc, &r11), AK_OK);
@@ -187,7 +187,7 @@ START_TEST(probe_tie_is_ambiguous_and_priority_breaks_it)
     ak_report rep2 = { 0 };
     ck_assert_int_eq(ak_test_try_read(reg, akm_file, sizeof akm_file, "x.akm", &doc, &rep2), AK_E_AMBIGUOUS);
     /* --format breaks the tie */
-    ak_options o = { sizeof o, "akm", "x.akm", NULL, 0 };
+    ak_options o = { sizeof o, "akm", "x.akm", NULL, 0, 0 };
     ak_report rep3 = { 0 };
     ck_assert_int_eq(ak_read(reg, akm_file, sizeof akm_file, &o, &doc, &rep3), AK_OK);
     ck_assert_str_eq(doc->format, "akm");
@@ -211,7 +211,61 @@ static ak_status noop_read(ak_job *job, const unsigned char *b, size_t n, ak_doc
     return ak_clip_add(doc, "x") ? AK_OK : AK_E_NOMEM;
 }
 static const ak_codec by_ext = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "byext", "1", "t", "MIT",
-                                 "bx,byx", NULL, noop_read, NULL };
+                                 "bx,byx", NULL, noop_read, NULL, NULL };
+
+/* A careless reader: keys out of order, or a quaternion twice unit length. */
+static ak_status careless_read(ak_job *job, const unsigned char *b, size_t n, ak_doc *doc)
+{
+    (void)job;
+    ak_clip *clip = ak_clip_add(doc, "c");
+    ak_track *t = clip ? ak_track_add(clip, "bone") : NULL;
+    ak_key *k1 = t ? ak_key_add(t, AK_ROTATION) : NULL;
+    if (!k1)
+        return AK_E_NOMEM;
+    clip->duration = 1;
+    k1->time = 0.5;
+    if (n && b[0] == 'q') {
+        k1->v[3] = 2;
+        return AK_OK;
+    }
+    ak_key *k2 = ak_key_add(t, AK_ROTATION);
+    if (!k2)
+        return AK_E_NOMEM;
+    k2->time = 0.25;
+    return AK_OK;
+}
+static const ak_codec careless = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "careless", "1", "t",
+                                   "MIT", "cl", NULL, careless_read, NULL, NULL };
+
+START_TEST(strict_reads_fail_on_model_errors)
+{
+    const ak_codec *codecs[] = { &careless, NULL };
+    ak_registry *reg = ak_test_registry(codecs);
+    for (int quat = 0; quat < 2; quat++) {
+        const char *input = quat ? "q" : "t";
+        ak_options lax = { sizeof lax, "careless", "in.cl", NULL, 0, 0 };
+        ak_options strict = { sizeof strict, "careless", "in.cl", NULL, 0, AK_READ_STRICT };
+        ak_doc *doc = NULL;
+        ak_report rep = { 0 };
+        ck_assert_int_eq(ak_read(reg, input, 1, &lax, &doc, &rep), AK_OK);
+        ak_doc_free(doc);
+        /* An options struct from before the flags field never reads it. */
+        ak_options old = strict;
+        old.struct_size = offsetof(ak_options, flags);
+        ck_assert_int_eq(ak_read(reg, input, 1, &old, &doc, &rep), AK_OK);
+        ak_doc_free(doc);
+        ak_report rep2 = { 0 };
+        ck_assert_int_eq(ak_read(reg, input, 1, &strict, &doc, &rep2), AK_E_DATA);
+        ck_assert_ptr_null(doc);
+        const char *want = quat ? "in.cl: careless: error: clip 'c', bone 'bone': rotation: 1 quaternions are not "
+                                  "unit length (worst norm 2)"
+                                : "in.cl: careless: error: clip 'c', bone 'bone': rotation key 1 has time 0.25 s, "
+                                  "before the key ahead of it";
+        ck_assert_str_eq(rep2.message, want);
+    }
+    ak_registry_free(reg);
+}
+END_TEST
 
 START_TEST(extension_alone_scores_low)
 {
@@ -277,7 +331,7 @@ START_TEST(write_reports_losses_and_picks_by_extension)
     ak_report rep0 = { 0 };
     rep0.on_message = collect;
     rep0.user = &w0;
-    ak_options o0 = { sizeof o0, "akm", NULL, NULL, 0 };
+    ak_options o0 = { sizeof o0, "akm", NULL, NULL, 0, 0 };
     unsigned char *b0;
     size_t n0;
     ck_assert_int_eq(ak_write(reg, doc, &o0, &b0, &n0, &rep0), AK_OK);
@@ -288,7 +342,7 @@ START_TEST(write_reports_losses_and_picks_by_extension)
     ak_report rep = { 0 };
     rep.on_message = collect;
     rep.user = &w;
-    ak_options o = { sizeof o, NULL, "out/walk.AKM", NULL, 0 };
+    ak_options o = { sizeof o, NULL, "out/walk.AKM", NULL, 0, 0 };
     unsigned char *bytes;
     size_t n;
     ck_assert_int_eq(ak_write(reg, doc, &o, &bytes, &n, &rep), AK_OK);
@@ -304,7 +358,7 @@ START_TEST(write_reports_losses_and_picks_by_extension)
     ck_assert_int_eq(ak_write(reg, doc, &o, &bytes, &n, &rep2), AK_E_USAGE);
     ck_assert_ptr_nonnull(strstr(rep2.message, "exactly one clip"));
     /* an unknown extension without --to is a usage error */
-    ak_options o2 = { sizeof o2, NULL, "walk.xyz", NULL, 0 };
+    ak_options o2 = { sizeof o2, NULL, "walk.xyz", NULL, 0, 0 };
     ak_report rep3 = { 0 };
     ck_assert_int_eq(ak_write(reg, doc, &o2, &bytes, &n, &rep3), AK_E_USAGE);
     ck_assert_ptr_nonnull(strstr(rep3.message, "--to"));
@@ -322,6 +376,7 @@ int main(void)
     tcase_add_test(tc, autoload_and_disable);
     tcase_add_test(tc, probe_tie_is_ambiguous_and_priority_breaks_it);
     tcase_add_test(tc, extension_alone_scores_low);
+    tcase_add_test(tc, strict_reads_fail_on_model_errors);
     tcase_add_test(tc, add_codec_checks_descriptor);
     tcase_add_test(tc, write_reports_losses_and_picks_by_extension);
     suite_add_tcase(s, tc);

@@ -35,7 +35,7 @@ static unsigned char *read_and_write(const input *in, size_t *size, size_t *trac
 {
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
-    ak_options o = { sizeof o, NULL, in->name, NULL, 0 };
+    ak_options o = { sizeof o, NULL, in->name, NULL, 0, 0 };
     if (ak_read(shared, in->bytes, in->size, &o, &doc, &rep) != AK_OK)
         return NULL;
     ak_doc_stats s;
@@ -43,7 +43,7 @@ static unsigned char *read_and_write(const input *in, size_t *size, size_t *trac
     *tracks = s.tracks;
     unsigned char *out = NULL;
     *size = 0;
-    ak_options w = { sizeof w, doc->format, NULL, NULL, 0 };
+    ak_options w = { sizeof w, doc->format, NULL, NULL, 0, 0 };
     const ak_plugin_info *p = ak_registry_find(shared, doc->format);
     if (p && p->codec->write) {
         ak_report wrep = { 0 };

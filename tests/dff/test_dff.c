@@ -50,7 +50,7 @@ static ak_status read_msgs(ak_registry *reg, const unsigned char *b, size_t n, a
     memset(rep, 0, sizeof *rep);
     rep->on_message = collect;
     rep->user = ms;
-    ak_options o = { sizeof o, "dff", "test.dff", NULL, 0 };
+    ak_options o = { sizeof o, "dff", "test.dff", NULL, 0, 0 };
     return ak_read(reg, b, n, &o, doc, rep);
 }
 
@@ -1403,7 +1403,7 @@ static ak_status sweep_read(ak_registry *reg, const unsigned char *b, size_t n, 
 {
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
-    ak_options o = { sizeof o, "dff", "sweep.dff", NULL, 0 };
+    ak_options o = { sizeof o, "dff", "sweep.dff", NULL, 0, 0 };
     ak_status st = ak_read(reg, b, n, &o, &doc, &rep);
     ck_assert_msg(st == AK_OK || st == AK_E_DATA || st == AK_E_UNSUPPORTED || st == AK_E_LIMIT,
                   "%s at %zu: %s: %s", what, where, ak_status_name(st), rep.message);

@@ -55,7 +55,7 @@ static ak_registry *registry(void)
 
 static int write_glb(const ak_registry *reg, const ak_doc *doc, const char *out)
 {
-    ak_options o = { sizeof o, "gltf", out, NULL, 0 };
+    ak_options o = { sizeof o, "gltf", out, NULL, 0, 0 };
     ak_report rep;
     memset(&rep, 0, sizeof rep);
     if (ak_write_file(reg, doc, out, &o, AK_WRITE_OVERWRITE, &rep) != AK_OK) {
@@ -105,7 +105,7 @@ static int sample(const char *in, const char *out)
 {
     ak_registry *reg = registry();
     ak_doc *doc = NULL;
-    ak_options o = { sizeof o, NULL, in, NULL, 0 };
+    ak_options o = { sizeof o, NULL, in, NULL, 0, 0 };
     ak_report rep;
     memset(&rep, 0, sizeof rep);
     if (!reg || ak_read_file(reg, in, &o, &doc, &rep) != AK_OK) {
@@ -198,7 +198,7 @@ static int standing(const char *out)
 static ak_doc *read_doc(const ak_registry *reg, const char *path)
 {
     ak_doc *doc = NULL;
-    ak_options o = { sizeof o, NULL, path, NULL, 0 };
+    ak_options o = { sizeof o, NULL, path, NULL, 0, 0 };
     ak_report rep;
     memset(&rep, 0, sizeof rep);
     if (ak_read_file(reg, path, &o, &doc, &rep) != AK_OK)
@@ -300,7 +300,7 @@ static int handmade(const char *out)
 {
     ak_registry *reg = registry();
     ak_doc *doc = handmade_doc();
-    ak_options o = { sizeof o, "gltf", out, NULL, 0 };
+    ak_options o = { sizeof o, "gltf", out, NULL, 0, 0 };
     ak_report rep;
     memset(&rep, 0, sizeof rep);
     int rc = !reg || !doc || ak_write_file(reg, doc, out, &o, AK_WRITE_OVERWRITE, &rep) != AK_OK;

@@ -28,7 +28,7 @@ static ak_registry *registry(void)
 
 static unsigned char *write_as(ak_registry *reg, const ak_doc *doc, const char *name, size_t *n, unsigned *warnings)
 {
-    ak_options o = { sizeof o, "gltf", name, NULL, 0 };
+    ak_options o = { sizeof o, "gltf", name, NULL, 0, 0 };
     ak_report rep;
     memset(&rep, 0, sizeof rep);
     unsigned char *out = NULL;
@@ -41,7 +41,7 @@ static unsigned char *write_as(ak_registry *reg, const ak_doc *doc, const char *
 static ak_status read_with(ak_registry *reg, const void *bytes, size_t n, const char *const *params, ak_doc **doc,
                            ak_report *rep)
 {
-    ak_options o = { sizeof o, "gltf", "test.glb", params, 0 };
+    ak_options o = { sizeof o, "gltf", "test.glb", params, 0, 0 };
     memset(rep, 0, sizeof *rep);
     return ak_read(reg, bytes, n, &o, doc, rep);
 }
@@ -512,7 +512,7 @@ static ak_status read_external(const char *dir, const char *uri, size_t max_allo
     fclose(f);
     ak_registry *reg = registry();
     const char *params[] = { "up=y", NULL };
-    ak_options o = { sizeof o, "gltf", NULL, params, max_alloc };
+    ak_options o = { sizeof o, "gltf", NULL, params, max_alloc, 0 };
     ak_doc *doc = NULL;
     memset(rep, 0, sizeof *rep);
     ak_status st = ak_read_file(reg, path, &o, &doc, rep);

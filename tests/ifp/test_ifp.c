@@ -60,7 +60,7 @@ static ak_status write_with(ak_registry *reg, const ak_doc *doc, const char *var
     memset(&rep, 0, sizeof rep);
     rep.on_message = collect;
     rep.user = ms;
-    ak_options o = { sizeof o, "ifp", filename, params, 0 };
+    ak_options o = { sizeof o, "ifp", filename, params, 0, 0 };
     return ak_write(reg, doc, &o, out, size, &rep);
 }
 
@@ -1566,7 +1566,7 @@ START_TEST(t_bad_synthetic)
     ak_doc *doc = NULL;
     msgs ms;
     ak_report rep;
-    ak_options o = { sizeof o, "ifp", "x.ifp", NULL, 0 };
+    ak_options o = { sizeof o, "ifp", "x.ifp", NULL, 0, 0 };
     memset(&rep, 0, sizeof rep);
     ck_assert_int_eq(ak_read(reg, "RIFFxxxxxxxx", 12, &o, &doc, &rep), AK_E_DATA);
     ck_assert_int_eq(read_msgs(reg, (const unsigned char *)"ANCTxxxx", 8, "x.ifp", &doc, &ms, &rep), AK_E_UNSUPPORTED);

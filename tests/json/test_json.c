@@ -56,7 +56,7 @@ static unsigned char *to_json(ak_registry *reg, const ak_doc *doc, size_t *n)
 static ak_status read_json(ak_registry *reg, const void *text, size_t n, ak_doc **doc, ak_report *rep)
 {
     memset(rep, 0, sizeof *rep);
-    ak_options o = { sizeof o, "json", "test.json", NULL, 0 };
+    ak_options o = { sizeof o, "json", "test.json", NULL, 0, 0 };
     return ak_read(reg, text, n, &o, doc, rep);
 }
 
@@ -492,7 +492,7 @@ START_TEST(test_handwritten)
         ak_report rep = { 0 };
         rep.on_message = count_not_carried;
         rep.user = &not_carried;
-        ak_options o = { sizeof o, targets[i].format, NULL, NULL, 0 };
+        ak_options o = { sizeof o, targets[i].format, NULL, NULL, 0, 0 };
         ck_assert_int_eq(ak_write(reg, d, &o, &out, &n, &rep), AK_OK);
         ck_assert_msg(not_carried == 0, "%s: a 'not carried' warning", targets[i].format);
         char name[32];
@@ -627,7 +627,7 @@ START_TEST(test_rich_document)
 
     /* No "data is not carried into json" warning: json carries it all. */
     ak_report rep = { 0 };
-    ak_options o = { sizeof o, "json", "rich.json", NULL, 0 };
+    ak_options o = { sizeof o, "json", "rich.json", NULL, 0, 0 };
     unsigned char *again;
     size_t again_n;
     ck_assert_int_eq(ak_write(reg, d, &o, &again, &again_n, &rep), AK_OK);
@@ -755,7 +755,7 @@ START_TEST(test_skeleton_loss_reported)
     ak_report rep = { 0 };
     rep.on_message = keep_skeleton_warning;
     skeleton_warning[0] = 0;
-    ak_options o = { sizeof o, "ifp", "x.ifp", NULL, 0 };
+    ak_options o = { sizeof o, "ifp", "x.ifp", NULL, 0, 0 };
     unsigned char *out;
     size_t n;
     ck_assert_int_eq(ak_write(reg, d, &o, &out, &n, &rep), AK_OK);
@@ -1129,7 +1129,7 @@ START_TEST(test_alloc_faults)
     ak_doc *d = rich_doc();
     unsigned char *json;
     size_t jn;
-    ak_options o = { sizeof o, "json", "t.json", NULL, 0 };
+    ak_options o = { sizeof o, "json", "t.json", NULL, 0, 0 };
     ck_assert_int_eq(ak_write(reg, d, &o, &json, &jn, &rep), AK_OK);
     long base = fa.live;
     fa.calls = 0;
@@ -1160,7 +1160,7 @@ START_TEST(test_alloc_faults)
     }
     fa.fail_at = 0;
     /* A memory cap below what the document needs: a clean limit error. */
-    ak_options small = { sizeof small, "json", "t.json", NULL, 4096 };
+    ak_options small = { sizeof small, "json", "t.json", NULL, 4096, 0 };
     memset(&rep, 0, sizeof rep);
     ck_assert_int_eq(ak_read(reg, json, jn, &small, &doc, &rep), AK_E_LIMIT);
     ck_assert_ptr_null(doc);

@@ -789,7 +789,7 @@ START_TEST(unsupported_versions)
     b[0] = 0x82;
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
-    ak_options o = { sizeof o, "mab", "x.mab", NULL, 0 };
+    ak_options o = { sizeof o, "mab", "x.mab", NULL, 0, 0 };
     ck_assert_int_eq(ak_read(reg, b, sizeof b, &o, &doc, &rep), AK_E_UNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(rep.text, "Primal"));
     ck_assert_int_ge(rep.offset, 0);
@@ -827,7 +827,7 @@ static void try_bytes(ak_registry *reg, const unsigned char *b, size_t n, const 
 {
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
-    ak_options o = { sizeof o, "mab", "sweep.mab", NULL, 0 };
+    ak_options o = { sizeof o, "mab", "sweep.mab", NULL, 0, 0 };
     ak_status st = ak_read(reg, b, n, &o, &doc, &rep);
     if (st == AK_OK) {
         ak_doc_free(doc);
@@ -882,7 +882,7 @@ static void targeted_wdl(ak_registry *reg, const unsigned char *orig, size_t n)
     size_t rot = 0x10 + le32(orig + 0x48 + 24);
     ak_report rep;
     ak_doc *doc;
-    ak_options o = { sizeof o, "mab", "t.mab", NULL, 0 };
+    ak_options o = { sizeof o, "mab", "t.mab", NULL, 0, 0 };
 #define EXPECT_DATA(label)                                                                              \
     do {                                                                                                \
         memset(&rep, 0, sizeof rep);                                                                    \
@@ -954,7 +954,7 @@ static ak_doc *read_expect_ok(ak_registry *reg, const unsigned char *b, size_t n
     rep.on_message = on_msg;
     rep.user = &wl;
     ak_doc *doc = NULL;
-    ak_options o = { sizeof o, "mab", "t.mab", NULL, 0 };
+    ak_options o = { sizeof o, "mab", "t.mab", NULL, 0, 0 };
     ak_status st = ak_read(reg, b, n, &o, &doc, &rep);
     ck_assert_msg(st == AK_OK, "%s: got %s (%s)", label, ak_status_name(st), rep.message);
     int seen = 0;
@@ -990,7 +990,7 @@ static void targeted_fc5_translations(ak_registry *reg, const unsigned char *ori
     unsigned char *b = malloc(n);
     ak_report rep;
     ak_doc *doc;
-    ak_options o = { sizeof o, "mab", "t.mab", NULL, 0 };
+    ak_options o = { sizeof o, "mab", "t.mab", NULL, 0, 0 };
 
     /* Undamaged: translations decode, no warning. */
     doc = read_expect_ok(reg, orig, n, NULL, "FC5 undamaged");
@@ -1097,7 +1097,7 @@ START_TEST(bad_input_legion)
     /* truncation anywhere in the bitstream or the header is an error */
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
-    ak_options o = { sizeof o, "mab", "t.mab", NULL, 0 };
+    ak_options o = { sizeof o, "mab", "t.mab", NULL, 0, 0 };
     ck_assert_int_eq(ak_read(reg, bytes, 0x17000, &o, &doc, &rep), AK_E_DATA);
     ck_assert_uint_gt(sweep_errors, before + 100);
     ak_registry_free(reg);

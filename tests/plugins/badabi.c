@@ -4,6 +4,6 @@
 static int probe(const unsigned char *b, size_t n, const char *f) { (void)b; (void)n; (void)f; return 0; }
 static ak_status rd(ak_job *j, const unsigned char *b, size_t n, ak_doc *d) { (void)b; (void)n; (void)d; return ak_fail(j, AK_E_DATA, 0, "never"); }
 
-static const ak_codec codec = { AK_ABI_MAJOR + 1, 0, sizeof(ak_codec), 0, "badabi", "1", "wrong ABI", "MIT", "bad", probe, rd, NULL };
+static const ak_codec codec = { AK_ABI_MAJOR + 1, 0, sizeof(ak_codec), 0, "badabi", "1", "wrong ABI", "MIT", "bad", probe, rd, NULL, NULL };
 const ak_codec *animkit_codec(void);
 const ak_codec *animkit_codec(void) { return &codec; }

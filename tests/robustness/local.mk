@@ -8,6 +8,7 @@ ROBUST_PLUGIN_DEFS = \
 	$(if $(findstring plugins/anm/libanm-impl.la,$(ALL_PLUGIN_IMPLS)),-DAK_HAVE_ANM) \
 	$(if $(findstring plugins/mab/libmab-impl.la,$(ALL_PLUGIN_IMPLS)),-DAK_HAVE_MAB) \
 	$(if $(findstring plugins/json/libjson-impl.la,$(ALL_PLUGIN_IMPLS)),-DAK_HAVE_JSON) \
+	$(if $(findstring plugins/bvh/libbvh-impl.la,$(ALL_PLUGIN_IMPLS)),-DAK_HAVE_BVH) \
 	$(if $(findstring plugins/dff/libdff-impl.la,$(ALL_PLUGIN_IMPLS)),-DAK_HAVE_DFF) \
 	$(if $(findstring plugins/gltf/libgltf-impl.la,$(ALL_PLUGIN_IMPLS)),-DAK_HAVE_GLTF)
 ROBUST_CFLAGS = $(TEST_CFLAGS) $(ROBUST_PLUGIN_DEFS) $(JANSSON_CFLAGS)

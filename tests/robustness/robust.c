@@ -20,6 +20,9 @@
 #ifdef AK_HAVE_JSON
 #include "../../plugins/json/json.h"
 #endif
+#ifdef AK_HAVE_BVH
+#include "../../plugins/bvh/bvh.h"
+#endif
 #ifdef AK_HAVE_DFF
 #include "../../plugins/dff/dff.h"
 #endif
@@ -292,6 +295,7 @@ static ak_status tst_write(ak_job *job, const ak_doc *doc, ak_sink *out)
 static const ak_codec tst_codec = {
     AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), AK_CAP_MULTI_CLIP | AK_CAP_EVENTS | AK_CAP_BONE_NAME,
     "tst", "1.0.0", "synthetic test format", "MIT", "tst", tst_probe, tst_read, tst_write,
+    NULL,
 };
 
 const ak_codec *rb_tst_codec(void) { return &tst_codec; }
@@ -382,6 +386,9 @@ const rb_plugin *rb_plugins(size_t *n)
 #ifdef AK_HAVE_JSON
     list[count++] = (rb_plugin){ "json", json_codec(), { NULL } };
 #endif
+#ifdef AK_HAVE_BVH
+    list[count++] = (rb_plugin){ "bvh", bvh_codec(), { NULL } };
+#endif
 #ifdef AK_HAVE_DFF
     list[count++] = (rb_plugin){ "dff", dff_codec(), { "dff/ped_seb.dff", "dff/ped_167.dff", NULL } };
 #endif
@@ -401,6 +408,13 @@ ak_doc *rb_sample_doc(void)
     clip->duration = 1.0;
     clip->frame_rate = 30.0;
     static const char *const bones[] = { "Root", "Spine" };
+    /* a skeleton too, for the formats that need one (bvh) */
+    for (int b = 0; b < 2; b++) {
+        ak_bone *bone = ak_bone_add(doc, bones[b]);
+        ck_assert(bone != NULL);
+        bone->parent = b - 1;
+        bone->translation[1] = 0.5 * b;
+    }
     for (int b = 0; b < 2; b++) {
         ak_track *t = ak_track_add(clip, bones[b]);
         ck_assert(t != NULL);
@@ -436,7 +450,7 @@ unsigned char *rb_plugin_input(const rb_plugin *p, size_t *size, char *label, si
     const ak_codec *codecs[] = { p->codec, NULL };
     ak_registry *reg = ak_test_registry(codecs);
     ak_report rep = { 0 };
-    ak_options o = { sizeof o, p->name, NULL, NULL, 0 };
+    ak_options o = { sizeof o, p->name, NULL, NULL, 0, 0 };
     unsigned char *result = NULL;
     snprintf(why, why_size, "%s: no corpus file found and the plugin cannot write", p->name);
     for (int i = 0; p->corpus[i] && !result; i++) {
@@ -471,7 +485,7 @@ unsigned char *rb_plugin_synthetic(const rb_plugin *p, size_t *size, char *label
     const ak_codec *codecs[] = { p->codec, NULL };
     ak_registry *reg = ak_test_registry(codecs);
     ak_report rep = { 0 };
-    ak_options o = { sizeof o, p->name, NULL, NULL, 0 };
+    ak_options o = { sizeof o, p->name, NULL, NULL, 0, 0 };
     unsigned char *result = NULL;
     snprintf(why, why_size, "%s: the plugin cannot write", p->name);
     if (p->codec->write) {

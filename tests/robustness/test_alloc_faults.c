@@ -34,7 +34,7 @@ static long sweep_read(const ak_codec *codec, const unsigned char *bytes, size_t
     const ak_codec *codecs[] = { codec, NULL };
     ak_registry *reg = rb_registry(&st, codecs);
     long base = st.live;
-    ak_options o = { sizeof o, codec->name, label, NULL, 0 };
+    ak_options o = { sizeof o, codec->name, label, NULL, 0, 0 };
 
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
@@ -85,7 +85,7 @@ static void sweep_write(const ak_codec *codec, const unsigned char *bytes, size_
     rb_alloc st = { 0 };
     const ak_codec *codecs[] = { codec, NULL };
     ak_registry *reg = rb_registry(&st, codecs);
-    ak_options o = { sizeof o, codec->name, label, NULL, 0 };
+    ak_options o = { sizeof o, codec->name, label, NULL, 0, 0 };
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
     ck_assert_msg(ak_read(reg, bytes, size, &o, &doc, &rep) == AK_OK, "%s: %s", label, rep.message);
@@ -142,7 +142,7 @@ static void sweep_clone(const ak_codec *codec, const unsigned char *bytes, size_
     rb_alloc st = { 0 };
     const ak_codec *codecs[] = { codec, NULL };
     ak_registry *reg = rb_registry(&st, codecs);
-    ak_options o = { sizeof o, codec->name, label, NULL, 0 };
+    ak_options o = { sizeof o, codec->name, label, NULL, 0, 0 };
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
     ck_assert_msg(ak_read(reg, bytes, size, &o, &doc, &rep) == AK_OK, "%s: %s", label, rep.message);
@@ -264,7 +264,7 @@ START_TEST(t_tst_edit)
     const ak_codec *codecs[] = { rb_tst_codec(), NULL };
     ak_registry *reg = rb_registry(&st, codecs);
     long base = st.live;
-    ak_options o = { sizeof o, "tst", "edit.tst", NULL, 0 };
+    ak_options o = { sizeof o, "tst", "edit.tst", NULL, 0, 0 };
     for (int op = 0; op < EDIT_OPS; op++) {
         long needed = 0;
         long tried = 0;
@@ -446,12 +446,15 @@ START_TEST(t_convert)
     ak_registry *reg = rb_registry(&st, codecs);
     size_t n;
     unsigned char *bytes = rb_tst_build(1, 3, 20, &n);
-    ak_options o = { sizeof o, "tst", "in.tst", NULL, 0 };
+    ak_options o = { sizeof o, "tst", "in.tst", NULL, 0, 0 };
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
     ck_assert_int_eq(ak_read(reg, bytes, n, &o, &doc, &rep), AK_OK);
+    /* A format that needs a skeleton gets one bone per track, as a host would add. */
+    for (size_t t = 0; (p->codec->caps & AK_CAP_SKELETON) && t < doc->clips[0]->track_count; t++)
+        ck_assert(ak_bone_add(doc, doc->clips[0]->tracks[t]->bone) != NULL);
     long base = st.live;
-    ak_options w = { sizeof w, p->name, NULL, NULL, 0 };
+    ak_options w = { sizeof w, p->name, NULL, NULL, 0, 0 };
     for (long k = 1;; k++) {
         ck_assert_int_lt(k, 100000);
         rb_alloc_arm(&st, k);

@@ -92,6 +92,7 @@ static ak_status grd_read(ak_job *job, const unsigned char *bytes, size_t size, 
 static const ak_codec grd_codec = {
     AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), AK_CAP_MULTI_CLIP, "grd", "1.0.0", "greedy test reader",
     "MIT", "grd", grd_probe, grd_read, NULL,
+    NULL,
 };
 
 static unsigned char grd_input[9];
@@ -120,7 +121,7 @@ START_TEST(t_default_cap)
     size_t base_bytes = st.live_bytes;
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
-    ak_options o = { sizeof o, "grd", "huge.grd", NULL, 0 };
+    ak_options o = { sizeof o, "grd", "huge.grd", NULL, 0, 0 };
     ak_status s = ak_read(reg, grd_input, sizeof grd_input, &o, &doc, &rep);
     ck_assert_msg(s == AK_E_LIMIT, "mode %d: status %s (%s), want %s", mode, ak_status_name(s), rep.message,
                   ak_status_name(AK_E_LIMIT));
@@ -141,7 +142,7 @@ START_TEST(t_max_alloc)
     const ak_codec *codecs[] = { &grd_codec, rb_tst_codec(), NULL };
     ak_registry *reg = rb_registry(&st, codecs);
     grd_build(GRD_KEYS, 1000000);
-    ak_options o = { sizeof o, "grd", "keys.grd", NULL, 100000 };
+    ak_options o = { sizeof o, "grd", "keys.grd", NULL, 100000, 0 };
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
     rb_alloc_arm(&st, 0);
@@ -158,7 +159,7 @@ START_TEST(t_max_alloc)
     /* A well-formed file over a small cap: LIMIT, not a crash or DATA. */
     size_t n;
     unsigned char *bytes = rb_tst_build(2, 4, 100, &n);
-    ak_options t = { sizeof t, "tst", "x.tst", NULL, 4096 };
+    ak_options t = { sizeof t, "tst", "x.tst", NULL, 4096, 0 };
     memset(&rep, 0, sizeof rep);
     ck_assert_int_eq(ak_read(reg, bytes, n, &t, &doc, &rep), AK_E_LIMIT);
     t.max_alloc = 0; /* the default */
@@ -228,7 +229,7 @@ static void inflate_sweep(const ak_codec *codec, const unsigned char *orig, size
     unsigned char *bytes = malloc(size);
     ck_assert(bytes != NULL);
     size_t cap = size * 16 + (4u << 20);
-    ak_options o = { sizeof o, codec->name, label, NULL, cap };
+    ak_options o = { sizeof o, codec->name, label, NULL, cap, 0 };
     static const uint32_t vals[] = { 0xFFFFFFFFu, 0x7FFFFFFFu, 0x01000000u, 0xFFFFu };
     static const int widths[] = { 4, 4, 4, 2 };
     size_t reads_budget = (64u << 20) / (size ? size : 1);

@@ -18,7 +18,7 @@ static long files_run;
 static void drive(const ak_registry *reg, const ak_codec *codec, const unsigned char *bytes, size_t size,
                   const char *label)
 {
-    ak_options o = { sizeof o, codec->name, label, NULL, 0 };
+    ak_options o = { sizeof o, codec->name, label, NULL, 0, 0 };
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
     ak_status st = ak_read(reg, bytes, size, &o, &doc, &rep);
@@ -36,7 +36,7 @@ static void drive(const ak_registry *reg, const ak_codec *codec, const unsigned 
      * format's writer must cope with whatever props and bytes it carries. */
     const ak_plugin_info *claimed = strcmp(doc->format, codec->name) ? ak_registry_find(reg, doc->format) : NULL;
     if (claimed && claimed->codec->write) {
-        ak_options c = { sizeof c, claimed->codec->name, NULL, NULL, 0 };
+        ak_options c = { sizeof c, claimed->codec->name, NULL, NULL, 0, 0 };
         unsigned char *conv = NULL;
         size_t nc = 0;
         memset(&rep, 0, sizeof rep);
@@ -46,7 +46,7 @@ static void drive(const ak_registry *reg, const ak_codec *codec, const unsigned 
         if (st == AK_OK) {
             ak_doc *back = NULL;
             memset(&rep, 0, sizeof rep);
-            ak_options cr = { sizeof cr, claimed->codec->name, "converted", NULL, 0 };
+            ak_options cr = { sizeof cr, claimed->codec->name, "converted", NULL, 0, 0 };
             st = ak_read(reg, conv, nc, &cr, &back, &rep);
             ck_assert_msg(st == AK_OK, "%s as %s does not read back: %s", label, claimed->codec->name, rep.message);
             ak_doc_free(back);
@@ -60,7 +60,7 @@ static void drive(const ak_registry *reg, const ak_codec *codec, const unsigned 
     unsigned char *out1 = NULL, *out2 = NULL;
     size_t n1 = 0, n2 = 0;
     memset(&rep, 0, sizeof rep);
-    ak_options w = { sizeof w, codec->name, NULL, NULL, 0 };
+    ak_options w = { sizeof w, codec->name, NULL, NULL, 0, 0 };
     st = ak_write(reg, doc, &w, &out1, &n1, &rep);
     ak_doc_free(doc);
     if (st != AK_OK) {
