@@ -381,6 +381,10 @@ typedef struct ak_allocator {
 typedef enum ak_registry_flags {
     AK_REG_NO_PLUGINS = 1,  /* load nothing; the caller adds codecs itself */
     AK_REG_NO_SEARCH = 2,   /* use only config_file, skip the search order */
+    /* Development only (1.2): skip the ownership and folder checks of
+     * plugins and configs (see ak_registry_open); the same as the
+     * environment variable ANIMKIT_UNSAFE_PLUGINS=1. Announced as a warning. */
+    AK_REG_UNSAFE_PLUGINS = 4,
     AK_REG_FLAGS_MAX_ = INT32_MAX
 } ak_registry_flags;
 
@@ -404,6 +408,16 @@ typedef struct ak_registry_config {
  * and loads the plugins it names. Broken plugins are reported through
  * on_message and skipped; only a broken config file is an error
  * (AK_E_CONFIG). `config` may be NULL.
+ *
+ * Trust (1.2): a plugin and the config file naming it are used only if the
+ * file and every folder on its resolved path (symbolic links followed)
+ * belong to root or to the effective user and are not writable by group
+ * or others; a sticky folder such as /tmp does not count as safe. The
+ * check is made on the opened file, and that same open file is what gets
+ * loaded. A relative $XDG_CONFIG_HOME or $HOME is ignored. A plugin's ELF
+ * note (see AK_PLUGIN_ENTRY) is read before loading it. AK_REG_UNSAFE_PLUGINS
+ * or ANIMKIT_UNSAFE_PLUGINS=1 turns the ownership and folder checks off
+ * (a plugin file writable by others is still refused).
  */
 AK_API ak_status ak_registry_open(const ak_registry_config *config, ak_registry **out,
                                   ak_report *report);

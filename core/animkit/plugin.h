@@ -30,6 +30,8 @@
  *                    ak_bone_add() and the ak_skeleton_find_*() lookups,
  *                    AK_CAP_SKELETON.
  *                    1.0 and 1.1 plugins keep loading.
+ *                    AK_PLUGIN_ENTRY() and its ELF note (ak_plugin_note),
+ *                    read before loading; AK_REG_UNSAFE_PLUGINS.
  */
 #ifndef ANIMKIT_PLUGIN_H
 #define ANIMKIT_PLUGIN_H
@@ -46,6 +48,55 @@ extern "C" {
 /* Name of the entry symbol and its type. */
 #define AK_CODEC_ENTRY "animkit_codec"
 typedef const ak_codec *(*ak_codec_entry_fn)(void);
+
+/*
+ * AK_PLUGIN_ENTRY(descriptor): defines and exports the entry point of a
+ * plugin, returning &descriptor, with C linkage and default visibility (so
+ * it works from C++ and under -fvisibility=hidden). Write it once, at file
+ * scope, after the descriptor:
+ *
+ *     static const ak_codec my_codec = { ... };
+ *     AK_PLUGIN_ENTRY(my_codec);
+ *
+ * It also places an ELF note (ak_plugin_note, section .note.animkit) with
+ * the ABI and descriptor size the plugin was built for. The core reads the
+ * note from the file before loading it, so a plugin built for another ABI
+ * is refused without any of its code running (not even constructors).
+ * (The name is checked after loading: in C a descriptor's fields are not
+ * constants the note could hold.) Plugins built without the macro still
+ * load, with a warning, after their code has run. (1.2)
+ */
+#define AK_NOTE_NAME "animkit"
+#define AK_NOTE_TYPE 0x414b0001u /* "AK" 1 */
+typedef struct ak_plugin_note {
+    uint32_t namesz;      /* 8: sizeof "animkit" */
+    uint32_t descsz;      /* 16: the four fields below */
+    uint32_t type;        /* AK_NOTE_TYPE */
+    char name[8];         /* "animkit" */
+    uint32_t abi_major;   /* AK_ABI_MAJOR as the plugin was built */
+    uint32_t abi_minor;   /* AK_ABI_MINOR as the plugin was built */
+    uint32_t struct_size; /* sizeof(ak_codec) as the plugin was built */
+    uint32_t reserved;    /* 0 */
+} ak_plugin_note;
+
+#ifdef __cplusplus
+#define AK_EXTERN_C_ extern "C"
+#else
+#define AK_EXTERN_C_
+#endif
+/* The note alone, for tests that fake another ABI; plugins use AK_PLUGIN_ENTRY. */
+#define AK_PLUGIN_NOTE_(major, minor)                                                                 \
+    __attribute__((section(".note.animkit"), used, aligned(4))) static const ak_plugin_note         \
+        ak_plugin_note_ = { 8, 16, AK_NOTE_TYPE, AK_NOTE_NAME, (major), (minor),                     \
+                            (uint32_t)sizeof(ak_codec), 0 };
+#define AK_PLUGIN_ENTRY(descriptor)                                                                   \
+    AK_PLUGIN_NOTE_(AK_ABI_MAJOR, AK_ABI_MINOR)                                                       \
+    AK_EXTERN_C_ __attribute__((visibility("default"))) const ak_codec *animkit_codec(void);         \
+    AK_EXTERN_C_ __attribute__((visibility("default"))) const ak_codec *animkit_codec(void)          \
+    {                                                                                                 \
+        return &(descriptor);                                                                         \
+    }                                                                                                 \
+    typedef int ak_plugin_entry_end_
 
 /* Probe scores. */
 #define AK_PROBE_MAGIC 100     /* the format's magic bytes match */

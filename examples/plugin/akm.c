@@ -114,5 +114,5 @@ static const ak_codec akm_codec = {
     .write = akm_write,
 };
 
-const ak_codec *animkit_codec(void);
-const ak_codec *animkit_codec(void) { return &akm_codec; }
+/* Exports animkit_codec() and the ABI note the core reads before loading. */
+AK_PLUGIN_ENTRY(akm_codec);
