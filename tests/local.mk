@@ -58,7 +58,8 @@ tests_plugins_hiddenok_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
 tests_plugins_hiddenok_la_LIBADD = libanimkit.la
 
 CORE_TESTS = tests/core/test_model tests/core/test_binio tests/core/test_registry \
-	tests/core/test_config tests/core/test_fileio tests/core/test_cli tests/core/test_threads
+	tests/core/test_config tests/core/test_fileio tests/core/test_cli tests/core/test_threads \
+	tests/core/test_trust tests/core/test_plugin_load
 check_PROGRAMS += $(CORE_TESTS)
 TESTS += $(CORE_TESTS)
 tests_core_test_model_SOURCES = tests/core/test_model.c
@@ -79,6 +80,12 @@ tests_core_test_fileio_LDADD = $(TEST_LIBS)
 tests_core_test_cli_SOURCES = tests/core/test_cli.c
 tests_core_test_cli_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_cli_LDADD = $(TEST_LIBS)
+tests_core_test_trust_SOURCES = tests/core/test_trust.c
+tests_core_test_trust_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_trust_LDADD = $(TEST_LIBS)
+tests_core_test_plugin_load_SOURCES = tests/core/test_plugin_load.c
+tests_core_test_plugin_load_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_plugin_load_LDADD = $(TEST_LIBS)
 tests_core_test_threads_SOURCES = tests/core/test_threads.c examples/plugin/akm.c
 tests_core_test_threads_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_threads_LDADD = $(TEST_LIBS)
