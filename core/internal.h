@@ -76,6 +76,9 @@ typedef struct ak_file_ops {
     long (*write)(int fd, const void *buf, size_t n);
     int (*fsync)(int fd);
     int (*rename)(const char *from, const char *to);
+    /* Moves without replacing anything (fails with EEXIST); NULL = the
+     * POSIX one. Used when the caller did not ask to overwrite. */
+    int (*rename_noreplace)(const char *from, const char *to);
 } ak_file_ops;
 extern const ak_file_ops ak_posix_file_ops;
 ak_status ak_file_replace_with(const ak_file_ops *ops, const char *path, const void *bytes,

@@ -505,8 +505,10 @@ AK_API ak_status ak_write_file(const ak_registry *reg, const ak_doc *doc, const 
 AK_API ak_status ak_file_replace(const char *path, const void *bytes, size_t size, unsigned flags,
                                  ak_report *report);
 
-/* Loads a whole file into memory (mmap when possible); free with
- * ak_file_unmap(). */
+/* Loads a whole file into memory; free with ak_file_unmap(). The file is
+ * read, not mapped (since 1.2), so a file truncated by another process
+ * during a read gives an error (AK_E_IO), never SIGBUS; a FIFO or other
+ * non-regular file is refused at once (AK_E_NOINPUT) instead of blocking. */
 typedef struct ak_mapped_file {
     const unsigned char *data;
     size_t size;
