@@ -17,7 +17,17 @@ typedef struct ak_heap {
 struct ak_doc_private {
     ak_heap heap;
     struct ak_arena_block *arena;
+    struct ak_prop_index *prop_index; /* propindex.c; NULL until first used */
 };
+
+/* propindex.c: the property with `key` in `props`, or NULL; then, after
+ * appending one, ak_prop_index_added(). */
+struct ak_prop *ak_prop_index_find(ak_heap *heap, struct ak_prop_index *idx, struct ak_props *props,
+                                   const char *key);
+/* 0 when the index could not grow: the caller reports out of memory (the
+ * property is kept; lookups then scan). */
+int ak_prop_index_added(ak_heap *heap, struct ak_prop_index **idx, const struct ak_props *props);
+void ak_prop_index_free(ak_heap *heap, struct ak_prop_index *idx);
 
 struct ak_job {
     const ak_codec *codec;

@@ -354,7 +354,9 @@ typedef enum ak_json_flags {
 AK_API ak_status ak_doc_write_json(const ak_doc *doc, const char *clip, unsigned flags, FILE *out);
 
 /* Fills unnamed tracks that carry a bone hash from a dictionary of names,
- * hashing each name with CRC-32 (zlib's). Returns how many were named. */
+ * hashing each name with CRC-32 (zlib's); the first name of a hash wins.
+ * Returns how many were named (0 if memory for the lookup table runs out).
+ * Takes O((names + tracks) log names) time. */
 AK_API size_t ak_doc_name_bones(ak_doc *doc, const char *const *names, size_t count);
 /* The base name of `path` without folders and extension ("a/walk.ifp" ->
  * "walk"), cut to fit `size`; returns its length. Single-clip formats name
