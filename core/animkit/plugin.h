@@ -32,6 +32,7 @@
  *                    1.0 and 1.1 plugins keep loading.
  *                    AK_PLUGIN_ENTRY() and its ELF note (ak_plugin_note),
  *                    read before loading; AK_REG_UNSAFE_PLUGINS.
+ *                    ak_job_reserve().
  */
 #ifndef ANIMKIT_PLUGIN_H
 #define ANIMKIT_PLUGIN_H
@@ -184,6 +185,12 @@ AK_API int ak_job_failed(const ak_job *job);
 AK_API void *ak_job_alloc(ak_job *job, size_t count, size_t size);
 AK_API void *ak_job_realloc(ak_job *job, void *ptr, size_t count, size_t size);
 AK_API void ak_job_free(ak_job *job, void *ptr);
+/* Counts `bytes` that a library the plugin calls will allocate outside the
+ * job (a parser's tree, say) against the read's limit, without allocating
+ * them. NULL, with the job failed (AK_E_LIMIT naming `what`, or
+ * AK_E_NOMEM), when they do not fit. The handle is given back with
+ * ak_job_free() once that memory is freed, or at the end of the job. (1.2) */
+AK_API void *ak_job_reserve(ak_job *job, size_t bytes, const char *what);
 
 /* ------------------------------------------------------------------------
  * Bounds-checked little-endian reading. Every accessor checks the bytes
