@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
 
@@ -338,10 +339,10 @@ static int select_clips(cli *c, ak_doc *doc, const char *path)
 {
     if (!c->clip_count)
         return 0;
-    unsigned char keep[4096] = { 0 };
-    if (doc->clip_count > sizeof keep) {
-        fprintf(stderr, "animkit: %s: --clip supports documents of up to %zu clips\n", path, sizeof keep);
-        return EX_SOFTWARE;
+    unsigned char *keep = calloc(doc->clip_count ? doc->clip_count : 1, 1);
+    if (!keep) {
+        fprintf(stderr, "animkit: out of memory\n");
+        return EX_OSERR;
     }
     for (int i = 0; i < c->clip_count; i++) {
         ak_clip *clip = ak_doc_find_clip(doc, c->clips[i]);
@@ -351,6 +352,7 @@ static int select_clips(cli *c, ak_doc *doc, const char *path)
             fprintf(stderr, ": no clip named '");
             cli_put_text(stderr, c->clips[i]);
             fprintf(stderr, "'\n");
+            free(keep);
             return EX_DATAERR;
         }
         for (size_t k = 0; k < doc->clip_count; k++)
@@ -360,6 +362,7 @@ static int select_clips(cli *c, ak_doc *doc, const char *path)
     for (size_t k = doc->clip_count; k-- > 0;)
         if (!keep[k])
             ak_clip_remove(doc, k);
+    free(keep);
     return 0;
 }
 

@@ -59,7 +59,8 @@ tests_plugins_hiddenok_la_LIBADD = libanimkit.la
 
 CORE_TESTS = tests/core/test_model tests/core/test_binio tests/core/test_registry \
 	tests/core/test_config tests/core/test_fileio tests/core/test_cli tests/core/test_threads \
-	tests/core/test_trust tests/core/test_plugin_load tests/core/test_hostsafety tests/core/test_cli_output
+	tests/core/test_trust tests/core/test_plugin_load tests/core/test_hostsafety tests/core/test_cli_output \
+	tests/core/test_config_limits
 check_PROGRAMS += $(CORE_TESTS)
 TESTS += $(CORE_TESTS)
 tests_core_test_model_SOURCES = tests/core/test_model.c
@@ -89,6 +90,9 @@ tests_core_test_hostsafety_LDADD = $(TEST_LIBS) -lpthread
 tests_core_test_cli_output_SOURCES = tests/core/test_cli_output.c
 tests_core_test_cli_output_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_cli_output_LDADD = $(TEST_LIBS)
+tests_core_test_config_limits_SOURCES = tests/core/test_config_limits.c
+tests_core_test_config_limits_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_config_limits_LDADD = $(TEST_LIBS)
 tests_core_test_plugin_load_SOURCES = tests/core/test_plugin_load.c
 tests_core_test_plugin_load_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_plugin_load_LDADD = $(TEST_LIBS)

@@ -154,6 +154,36 @@ START_TEST(full_stdout_is_exit_74)
 }
 END_TEST
 
+START_TEST(clip_selection_beyond_4096_clips)
+{
+    setup();
+    char text[PATH_MAX + 128];
+    snprintf(text, sizeof text, "[animkit]\nautoload = no\n[plugin json]\npath = %s/plugins/json/.libs/json.so\n",
+             getenv("AK_BUILDDIR"));
+    put("animkit.ini", text, strlen(text));
+    size_t cap = 5000 * 80 + 128, n = 0;
+    char *json = malloc(cap);
+    n += (size_t)snprintf(json + n, cap - n, "{\"animkit\":1,\"format\":\"json\",\"variant\":\"\",\"clips\":[");
+    for (int i = 0; i < 5000; i++)
+        n += (size_t)snprintf(json + n, cap - n, "%s{\"name\":\"c%d\",\"duration\":1,\"tracks\":[],\"events\":[]}",
+                              i ? "," : "", i);
+    n += (size_t)snprintf(json + n, cap - n, "]}");
+    char in[PATH_MAX + 16], out[PATH_MAX + 16];
+    snprintf(in, sizeof in, "%s", put("many.json", json, n));
+    snprintf(out, sizeof out, "%s/one.json", dir);
+    free(json);
+    ck_assert_int_eq(animkit("convert", in, out, "--clip", "c4999", "--clip", "C17", NULL), 0);
+    size_t m;
+    unsigned char *b = ak_test_slurp(out, &m);
+    char *o = realloc(b, m + 1);
+    o[m] = '\0';
+    ck_assert_ptr_nonnull(strstr(o, "\"name\":\"c4999\""));
+    ck_assert_ptr_nonnull(strstr(o, "\"name\":\"c17\""));
+    ck_assert_ptr_null(strstr(o, "\"name\":\"c18\""));
+    free(o);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli_output");
@@ -162,6 +192,7 @@ int main(void)
     tcase_add_test(tc, control_bytes_are_escaped);
     tcase_add_test(tc, info_json_has_no_bare_nan);
     tcase_add_test(tc, full_stdout_is_exit_74);
+    tcase_add_test(tc, clip_selection_beyond_4096_clips);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }
