@@ -465,7 +465,9 @@ typedef struct ak_options {
 
 /* A read may allocate at most AK_READ_ALLOC_FACTOR times the input size
  * plus AK_READ_ALLOC_BASE bytes for its document, unless max_alloc says
- * otherwise. */
+ * otherwise. That cap covers the document, the plugin's scratch memory and
+ * what it reserves for its libraries (ak_job_reserve: the JSON reader's
+ * parse tree); besides it, ak_read_file() holds the input once. */
 #define AK_READ_ALLOC_FACTOR 256u
 #define AK_READ_ALLOC_BASE (64u * 1024u * 1024u)
 
