@@ -6,7 +6,9 @@
 #   installcheck.sh PREFIX LIBDIR BINDIR SYSCONFDIR SRCDIR
 set -eu
 prefix=$1 libdir=$2 bindir=$3 sysconfdir=$4 srcdir=$5
-tmp=$(mktemp -d)
+# The plugin is built in the build folder, not /tmp: plugins and configs
+# below a folder others can write to are refused (README, Security).
+tmp=$(mktemp -d "$PWD/installcheck.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
 export LD_LIBRARY_PATH="$libdir"
