@@ -4,6 +4,7 @@
  * (hidden, C++-mangled), and the name-collision rule. */
 #include "testutil.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,6 +203,60 @@ START_TEST(own_name_wins_among_autoloaded_and_equals_are_both_named)
 }
 END_TEST
 
+/* core/elfscan.c, internal: declared here to test it on damaged files. */
+int ak_elf_read_note(int fd, ak_plugin_note *note, char *why, size_t n);
+int ak_elf_find_symbol_like(int fd, const char *want, char *found, size_t fn, int *hidden);
+
+static int scan_bytes(const unsigned char *b, size_t n, ak_plugin_note *note)
+{
+    char path[PATH_MAX + 16], why[512], found[256];
+    snprintf(path, sizeof path, "%s/damaged.so", dir);
+    FILE *fp = fopen(path, "wb");
+    ck_assert_ptr_nonnull(fp);
+    if (n)
+        ck_assert_uint_eq(fwrite(b, 1, n, fp), n);
+    fclose(fp);
+    int fd = open(path, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    int hidden = 0;
+    int got = ak_elf_read_note(fd, note, why, sizeof why);
+    ak_elf_find_symbol_like(fd, "animkit_codec", found, sizeof found, &hidden);
+    close(fd);
+    return got;
+}
+
+START_TEST(elf_scan_survives_damage)
+{
+    ak_test_tmpdir("load", dir, sizeof dir);
+    size_t n;
+    unsigned char *so = ak_test_slurp(plugin("akm"), &n);
+    ak_plugin_note note;
+    ck_assert_int_eq(scan_bytes(so, n, &note), 1);
+    ck_assert_uint_eq(note.abi_major, AK_ABI_MAJOR);
+    ck_assert_uint_eq(note.abi_minor, AK_ABI_MINOR);
+    ck_assert_uint_eq(note.struct_size, sizeof(ak_codec));
+    /* Every length cut short, and bytes of the headers and section table
+     * changed one at a time: no crash, no read outside the file. */
+    for (size_t cut = 0; cut < n; cut += 61)
+        scan_bytes(so, cut, &note);
+    unsigned char *copy = malloc(n);
+    uint64_t shoff;
+    memcpy(&shoff, so + 0x28, sizeof shoff); /* e_shoff of ELF64 */
+    unsigned seed = 12345;
+    for (int i = 0; i < 3000; i++) {
+        memcpy(copy, so, n);
+        seed = seed * 1103515245u + 12345u;
+        size_t at = i % 2 ? (seed >> 8) % 64 : (size_t)(shoff + (seed >> 8) % (n - shoff < 4096 ? n - shoff : 4096));
+        if (at >= n)
+            continue;
+        copy[at] = (unsigned char)(seed >> 3);
+        scan_bytes(copy, n, &note);
+    }
+    free(copy);
+    free(so);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plugin_load");
@@ -211,6 +266,7 @@ int main(void)
     tcase_add_test(tc, entry_refusals_say_why);
     tcase_add_test(tc, config_wins_over_autoload);
     tcase_add_test(tc, own_name_wins_among_autoloaded_and_equals_are_both_named);
+    tcase_add_test(tc, elf_scan_survives_damage);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }
