@@ -32,6 +32,7 @@ static const char usage_text[] =
     "      --variant V     output variant, e.g. ANP3, ANPK, 4001, 6.0 (same as -p variant=V)\n"
     "      --fps N         frames per second for formats that do not store it (-p fps=N)\n"
     "  -b, --bones FILE    bone-name dictionary, one name per line, for hashed bones\n"
+    "  -s, --skeleton FILE attach the skeleton of FILE (a model, a JSON dump) to each input\n"
     "  -p, --param K=V     pass a parameter to the plugins\n"
     "      --json          JSON output (formats, info, dump)\n"
     "      --raw           dump: add each key's stored bytes\n"
@@ -52,7 +53,9 @@ static const struct { const char *name, *help; } command_help[] = {
                "or why none matched. Exit 65 if any file is not recognised.\n" },
     { "info", "usage: animkit info FILE... [--json] [-v]\n"
               "Print format and variant, the clips, and per clip its duration, track\n"
-              "count, key counts per channel, events and format notes.\n" },
+              "count, key counts per channel, events and format notes. With --skeleton,\n"
+              "per clip how many tracks matched a bone (-v: which did not); a file with\n"
+              "a skeleton and no clips prints its bone tree.\n" },
     { "dump", "usage: animkit dump FILE [--json] [--clip NAME] [--raw] [--ticks]\n"
               "Print every key and event. The JSON schema is documented in README.md.\n" },
     { "convert", "usage: animkit convert IN OUT [--to FORMAT] [--clip NAME]... [--force]\n"
@@ -167,7 +170,12 @@ int cli_read(cli *c, const char *path, ak_doc **doc, int show_warnings)
     }
     if (c->bone_name_count)
         ak_doc_name_bones(*doc, (const char *const *)c->bone_names, c->bone_name_count);
-    return 0;
+    int rc = cli_skeleton_attach(c, *doc, path);
+    if (rc) {
+        ak_doc_free(*doc);
+        *doc = NULL;
+    }
+    return rc;
 }
 
 static int add_item(const char **items, int *count, const char *value, const char *what)
@@ -201,6 +209,7 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
         { "config", required_argument, NULL, 'c' }, { "format", required_argument, NULL, 'f' },
         { "to", required_argument, NULL, 't' },     { "clip", required_argument, NULL, 'C' },
         { "bones", required_argument, NULL, 'b' },  { "param", required_argument, NULL, 'p' },
+        { "skeleton", required_argument, NULL, 's' },
         { "force", no_argument, NULL, OPT_FORCE },  { "json", no_argument, NULL, OPT_JSON },
         { "raw", no_argument, NULL, OPT_RAW },      { "ticks", no_argument, NULL, OPT_TICKS },
         { "variant", required_argument, NULL, OPT_VARIANT }, { "fps", required_argument, NULL, OPT_FPS },
@@ -209,12 +218,13 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
     };
     int opt, rc;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":c:f:t:C:b:p:vhV", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":c:f:t:C:b:p:s:vhV", longopts, NULL)) != -1) {
         switch (opt) {
         case 'c': c->config_file = optarg; break;
         case 'f': c->format = optarg; break;
         case 't': c->to = optarg; break;
         case 'b': c->bones = optarg; break;
+        case 's': c->skeleton = optarg; break;
         case 'C':
             if ((rc = add_item(c->clips, &c->clip_count, optarg, "--clip options")))
                 return rc;
@@ -299,7 +309,10 @@ int main(int argc, char **argv)
         return usage_error("unknown command '%s'", c.command);
     rc = open_registry(&c);
     if (rc == 0)
+        rc = cli_skeleton_load(&c);
+    if (rc == 0)
         rc = run(&c);
+    cli_skeleton_free(&c);
     ak_registry_free(c.reg);
     for (size_t i = 0; i < c.bone_name_count; i++)
         free(c.bone_names[i]);

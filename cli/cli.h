@@ -26,6 +26,8 @@ typedef struct cli {
     int owned_count;
     char **bone_names;
     size_t bone_name_count;
+    const char *skeleton;  /* --skeleton: a file whose skeleton is attached */
+    ak_doc *skeleton_doc;  /* that file, read once */
 } cli;
 
 /* Prints a message the way every command does. */
@@ -43,6 +45,20 @@ void cli_json_double(double v);
 void cli_check_stdout_at_exit(void);
 /* The larger (worse) of two exit codes. */
 int cli_worse(int a, int b);
+
+/* A JSON string literal on stdout (name bytes outside ASCII as \u00XX). */
+void cli_json_string(const char *s);
+
+/* --skeleton (skeleton.c): read the file once; attach its skeleton to a
+ * document read (prints the error and returns the exit code, or 0). */
+int cli_skeleton_load(cli *c);
+void cli_skeleton_free(cli *c);
+int cli_skeleton_attach(cli *c, ak_doc *doc, const char *path);
+/* info: per clip "skeleton: N bones, M of T tracks matched" (and with -v
+ * the unmatched tracks and bones); the same as a JSON field; the bone tree. */
+void cli_skeleton_info_clip(const ak_doc *doc, const ak_clip *clip, int verbose);
+void cli_skeleton_info_json_clip(const ak_doc *doc, const ak_clip *clip);
+void cli_skeleton_tree(const ak_doc *doc);
 
 int cmd_formats(cli *c);
 int cmd_probe(cli *c);

@@ -29,6 +29,8 @@ static void json_string(const char *s)
     putchar('"');
 }
 
+void cli_json_string(const char *s) { json_string(s); }
+
 int cmd_formats(cli *c)
 {
     int rc = need_args(c, 0, 0, "formats [--json]");
@@ -177,7 +179,10 @@ static void info_text(const char *path, const ak_doc *doc, int verbose)
             cli_put_text(stdout, clip->events[e].info);
             printf("\n");
         }
+        cli_skeleton_info_clip(doc, clip, verbose);
     }
+    if (!doc->clip_count)
+        cli_skeleton_tree(doc);
 }
 
 static void info_json(const char *path, const ak_doc *doc, int first)
@@ -215,7 +220,9 @@ static void info_json(const char *path, const ak_doc *doc, int first)
             json_string(pr->key);
             printf(":%lld", (long long)pr->i);
         }
-        printf("}}");
+        printf("}");
+        cli_skeleton_info_json_clip(doc, clip);
+        printf("}");
     }
     printf("]}");
 }
@@ -300,6 +307,7 @@ static int dump_text(const ak_doc *doc, const char *clip_name, int ticks)
             printf("\"\n");
         }
     }
+    cli_skeleton_tree(doc);
     return ferror(stdout) ? EX_IOERR : 0;
 }
 
@@ -416,7 +424,11 @@ int cmd_validate(cli *c)
         ak_doc *doc = NULL;
         ak_status st = ak_read_file(c->reg, c->args[i], &o, &doc, &rep);
         if (st == AK_OK) {
-            ak_doc_validate(doc, c->args[i], &rep);
+            int r = cli_skeleton_attach(c, doc, c->args[i]);
+            if (r)
+                rc = cli_worse(rc, r);
+            else
+                ak_doc_validate(doc, c->args[i], &rep);
             ak_doc_free(doc);
         }
         cli_put_text(stdout, c->args[i]);

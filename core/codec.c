@@ -119,6 +119,12 @@ ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size, const 
         ak_report_emit(report, AK_ERROR, AK_E_NOMEM, file, NULL, -1, "out of memory");
         return AK_E_NOMEM;
     }
+    /* A file that carries its own skeleton has its tracks tied to it. */
+    if (doc->skeleton.bone_count && ak_doc_match_skeleton(doc) == (size_t)-1) {
+        ak_doc_free(doc);
+        ak_report_emit(report, AK_ERROR, AK_E_NOMEM, file, NULL, -1, "out of memory");
+        return AK_E_NOMEM;
+    }
     *out = doc;
     return AK_OK;
 }
@@ -215,6 +221,9 @@ static void report_losses(const ak_doc *doc, const ak_codec *c, const char *file
     if (nameless && (c->caps & AK_CAP_BONE_NAME) && !(c->caps & AK_CAP_BONE_HASH))
         warn_loss(report, file, c, "%zu %s have no bone name and will be written with an empty one (%s)",
                   nameless, "tracks");
+    if (doc->skeleton.bone_count && !(c->caps & AK_CAP_SKELETON))
+        warn_loss(report, file, c, "the skeleton (%zu %s) is not carried: %s cannot store one",
+                  doc->skeleton.bone_count, "bones");
     if (doc->format[0] && strcmp(doc->format, c->name) != 0 && !(c->caps & AK_CAP_ANY_FORMAT) &&
         has_format_data(doc))
         ak_report_emit(report, AK_WARNING, AK_OK, file, c->name, -1,

@@ -206,8 +206,10 @@ static size_t clip_capacity(const ak_doc *doc)
     return cap;
 }
 
-static void skeleton_free(ak_heap *heap, ak_skeleton *sk)
+void ak_doc_clear_skeleton(ak_doc *doc)
 {
+    ak_heap *heap = doc_heap(doc);
+    ak_skeleton *sk = &doc->skeleton;
     for (size_t i = 0; i < sk->bone_count; i++)
         props_free(heap, &sk->bones[i].props);
     ak_heap_free(heap, sk->bones, sk->bone_capacity_ * sizeof(ak_bone));
@@ -222,7 +224,7 @@ void ak_doc_free(ak_doc *doc)
     ak_heap *heap = &pv->heap;
     for (size_t i = 0; i < doc->clip_count; i++)
         clip_free(heap, doc->clips[i]);
-    skeleton_free(heap, &doc->skeleton);
+    ak_doc_clear_skeleton(doc);
     ak_heap_free(heap, doc->clips, clip_capacity(doc) * sizeof(ak_clip *));
     props_free(heap, &doc->props);
     ak_prop_index_free(heap, pv->prop_index);
@@ -677,7 +679,7 @@ static ak_status copy_clip(ak_doc *to, const ak_clip *src)
     return copy_props(to, &c->props, &src->props);
 }
 
-static ak_status copy_skeleton(ak_doc *to, const ak_skeleton *src)
+ak_status ak_doc_copy_skeleton(ak_doc *to, const ak_skeleton *src)
 {
     for (size_t i = 0; i < src->bone_count; i++) {
         const ak_bone *sb = &src->bones[i];
@@ -706,7 +708,7 @@ ak_doc *ak_doc_clone(const ak_doc *doc)
     if (st == AK_OK)
         st = copy_props(copy, &copy->props, &doc->props);
     if (st == AK_OK)
-        st = copy_skeleton(copy, &doc->skeleton);
+        st = ak_doc_copy_skeleton(copy, &doc->skeleton);
     if (st != AK_OK) {
         ak_doc_free(copy);
         return NULL;

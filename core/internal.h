@@ -57,6 +57,13 @@ void ak_heap_free(ak_heap *heap, void *ptr, size_t size);
 /* A document whose memory comes from `allocator` and is capped at `limit`. */
 ak_doc *ak_doc_new_with(const ak_allocator *allocator, size_t limit);
 void ak_doc_attach_job(ak_doc *doc, ak_job *job, size_t limit);
+/* Appends copies of `src`'s bones (with their props) to `to`'s skeleton. */
+ak_status ak_doc_copy_skeleton(ak_doc *to, const ak_skeleton *src);
+/* Frees every bone; the document then has no skeleton. */
+void ak_doc_clear_skeleton(ak_doc *doc);
+/* The skeleton's part of ak_doc_validate: parents, cycles, duplicate names
+ * and ids, rest pose. Returns the number of errors. */
+unsigned ak_validate_skeleton(const ak_doc *doc, const char *file, ak_report *report);
 /* Frees the scratch blocks a plugin left behind; every job ends with it. */
 void ak_job_release_scratch(ak_job *job);
 

@@ -197,6 +197,42 @@ static void put_clip(FILE *out, const ak_clip *clip, unsigned flags)
     fputs("]}", out);
 }
 
+static void put_vector(FILE *out, const char *field, const double *v, int n)
+{
+    fprintf(out, ",\"%s\":[", field);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            fputc(',', out);
+        put_number(out, v[i]);
+    }
+    fputc(']', out);
+}
+
+/* The skeleton in bone order; id and hash only when the bone has them. */
+static void put_skeleton(FILE *out, const ak_skeleton *sk)
+{
+    fputs(",\n \"skeleton\":[\n", out);
+    for (size_t i = 0; i < sk->bone_count; i++) {
+        const ak_bone *b = &sk->bones[i];
+        fputs("  {\"name\":", out);
+        put_string(out, b->name);
+        if (b->has_id)
+            fprintf(out, ",\"id\":%ld", (long)b->id);
+        if (b->has_hash)
+            fprintf(out, ",\"hash\":%lu", (unsigned long)b->hash);
+        fprintf(out, ",\"parent\":%ld", (long)b->parent);
+        put_vector(out, "translation", b->translation, 3);
+        put_vector(out, "rotation", b->rotation, 4);
+        put_vector(out, "scale", b->scale, 3);
+        if (b->props.count) {
+            fputs(",\"props\":", out);
+            put_props(out, &b->props);
+        }
+        fputs(i + 1 < sk->bone_count ? "},\n" : "}\n", out);
+    }
+    fputs(" ]", out);
+}
+
 ak_status ak_doc_write_json(const ak_doc *doc, const char *clip, unsigned flags, FILE *out)
 {
     fputs("{\"animkit\":1,\"format\":", out);
@@ -207,6 +243,8 @@ ak_status ak_doc_write_json(const ak_doc *doc, const char *clip, unsigned flags,
         fputs(",\"props\":", out);
         put_props(out, &doc->props);
     }
+    if (doc->skeleton.bone_count)
+        put_skeleton(out, &doc->skeleton);
     fputs(",\n \"clips\":[\n", out);
     int first = 1;
     for (size_t i = 0; i < doc->clip_count; i++) {

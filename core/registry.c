@@ -1,12 +1,10 @@
 /* registry.c - the set of codecs: checking descriptors, loading shared
  * objects, and the probe/read/write calls that pick a codec. */
-#define _GNU_SOURCE /* dlinfo(), RTLD_NOLOAD */
 #include "registry.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -212,33 +210,6 @@ static int wins_name(ak_registry *reg, const char *name, const char *path, const
     return 1;
 }
 
-/* Loads the open file `fd` through /proc, so that what was checked is what
- * runs. The loader knows objects by name, and a name /proc/self/fd/N left
- * by an earlier, since closed descriptor would hand back that other
- * object: such a number is traded for a fresh one. */
-static void *load_fd(int *fd)
-{
-    for (int tries = 0; tries < 64; tries++) {
-        char name[64];
-        snprintf(name, sizeof name, "/proc/self/fd/%d", *fd);
-        void *old = dlopen(name, RTLD_NOW | RTLD_NOLOAD);
-        int stale = 0;
-        if (old) {
-            struct link_map *lm = NULL;
-            stale = dlinfo(old, RTLD_DI_LINKMAP, &lm) == 0 && lm && strcmp(lm->l_name, name) == 0;
-            dlclose(old);
-        }
-        if (!stale)
-            return dlopen(name, RTLD_NOW | RTLD_LOCAL);
-        int other = fcntl(*fd, F_DUPFD_CLOEXEC, *fd + 1);
-        if (other < 0)
-            return NULL;
-        close(*fd);
-        *fd = other;
-    }
-    return NULL;
-}
-
 /* Why the entry symbol may be missing: a mangled or hidden look-alike. */
 static void refuse_no_entry(ak_registry *reg, const char *name, const char *path, int fd)
 {
@@ -286,7 +257,7 @@ int ak_registry_load(ak_registry *reg, const char *name, const char *path, int p
     int fd = open_checked(reg, name, path, &has_note);
     if (fd < 0)
         return 0;
-    void *handle = load_fd(&fd);
+    void *handle = ak_load_fd(&fd);
     if (!handle) {
         const char *err = dlerror();
         ak_registry_refuse(reg, name, path, "cannot be loaded as a shared object: %s", err ? err : "?");

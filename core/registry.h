@@ -38,6 +38,10 @@ enum {
  * or the file's stem. */
 int ak_registry_load(ak_registry *reg, const char *name, const char *path, int priority, int standing);
 
+/* loadfd.c: dlopen()s the file open as *fd through /proc/self/fd, making
+ * sure the object is that file (*fd may be moved to another number). */
+void *ak_load_fd(int *fd);
+
 /* trust.c: opens `path` (a plugin or config; `what` names it in messages)
  * and checks the trust rule on the open file; -1 with `why` when it fails.
  * `unsafe` skips the owner and folder checks. */

@@ -99,5 +99,5 @@ unsigned ak_doc_validate(const ak_doc *doc, const char *file, ak_report *report)
                         clip->events[i].type, t, clip->duration);
         }
     }
-    return ck.errors;
+    return ck.errors + ak_validate_skeleton(doc, file, report);
 }

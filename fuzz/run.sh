@@ -41,7 +41,8 @@
 # Seeds: fuzz/seeds/TARGET/ (small synthetic files made by the project's own
 # writers, never game files; mab has no writer, so fuzz/seeds/mab/ holds the
 # synthetic files of tests/mab, saved by running the built test program as
-# `AK_MAB_FIXTURE_DIR=fuzz/seeds/mab tests/mab/test_mab`), the real corpus,
+# `AK_MAB_FIXTURE_DIR=fuzz/seeds/mab tests/mab/test_mab`; dff, read-only too,
+# likewise from `AK_DFF_FIXTURE_DIR=fuzz/seeds/dff tests/dff/test_dff`), the real corpus,
 # and for fuzz_config the project's data/animkit.ini. Inputs that once broke a target belong in
 # tests/robustness/crashes/ (make check replays them).
 set -u

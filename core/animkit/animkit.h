@@ -303,6 +303,25 @@ AK_API ak_status ak_bone_set_name(ak_doc *doc, ak_bone *bone, const char *name);
 AK_API int32_t ak_skeleton_find_name(const ak_doc *doc, const char *name);
 AK_API int32_t ak_skeleton_find_id(const ak_doc *doc, int32_t id);
 AK_API int32_t ak_skeleton_find_hash(const ak_doc *doc, uint32_t hash);
+/*
+ * Ties every track of `doc` to a bone of doc->skeleton, setting
+ * track->skeleton_bone (-1 where nothing matches). A track is tried, in
+ * order: by id (when both the track and a bone have one), by exact name,
+ * by name compared ASCII-case-insensitively with surrounding white space
+ * ignored (GTA's " Pelvis" is "pelvis"), by hash (the bone's stored hash,
+ * else the CRC-32 of its name: this finds MAB's hash-only tracks). Where
+ * several bones share a key the first wins. Tracks are never renamed.
+ * Returns the number of tracks matched, or (size_t)-1 when out of memory
+ * (every track is then left unmatched). Linear in tracks + bones.
+ * ak_read() does this for a file that carries its own skeleton.
+ */
+AK_API size_t ak_doc_match_skeleton(ak_doc *doc);
+/* Replaces doc's skeleton with a copy of `from`'s (a model file's
+ * document, a JSON dump...) and matches the tracks as above. On failure
+ * (AK_E_NOMEM, AK_E_LIMIT) doc has no skeleton and no track is matched. */
+AK_API ak_status ak_doc_attach_skeleton(ak_doc *doc, const ak_doc *from);
+/* How many tracks of `clip` are tied to a bone. */
+AK_API size_t ak_clip_skeleton_matched(const ak_clip *clip);
 
 /* Properties: the `owner` is the document the props belong to. Setting an
  * existing key replaces its value. */
@@ -339,8 +358,11 @@ AK_API void ak_doc_stats_get(const ak_doc *doc, ak_doc_stats *stats);
 AK_API void ak_clip_stats_get(const ak_clip *clip, ak_doc_stats *stats);
 
 /* Structural checks of the model (ordered times, unit quaternions, finite
- * values, duration covering the keys); each finding goes to `report` as a
- * warning or an error. Returns the number of errors. */
+ * values, duration covering the keys; for a skeleton (1.2): parents that
+ * are out of range, not before their child or in a cycle, repeated bone
+ * names or ids, non-finite rest values, non-unit rest rotations, each error
+ * naming the bone); each finding goes to `report` as a warning or an
+ * error. Returns the number of errors. */
 AK_API unsigned ak_doc_validate(const ak_doc *doc, const char *file, ak_report *report);
 
 /* JSON dump; the schema is documented in README.md. `clip` limits the

@@ -28,7 +28,11 @@
  *                    core refuses; 1.0 plugins keep loading.
  *              1.2 - skeletons: ak_bone, ak_doc.skeleton, ak_track.skeleton_bone,
  *                    ak_bone_add() and the ak_skeleton_find_*() lookups,
- *                    AK_CAP_SKELETON.
+ *                    ak_doc_match_skeleton(), ak_doc_attach_skeleton(),
+ *                    ak_clip_skeleton_matched(), AK_CAP_SKELETON.
+ *                    ak_doc_validate() checks skeletons; ak_read() ties
+ *                    the tracks of a file that carries its own skeleton;
+ *                    JSON schema 1 (and the json plugin) carry skeletons.
  *                    1.0 and 1.1 plugins keep loading.
  *                    AK_PLUGIN_ENTRY() and its ELF note (ak_plugin_note),
  *                    read before loading; AK_REG_UNSAFE_PLUGINS.

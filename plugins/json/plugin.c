@@ -38,7 +38,8 @@ static const ak_codec json_descriptor = {
     AK_ABI_MINOR,
     sizeof(ak_codec),
     AK_CAP_MULTI_CLIP | AK_CAP_TRANSLATION | AK_CAP_SCALE | AK_CAP_VISIBILITY | AK_CAP_EVENTS |
-        AK_CAP_BONE_ID | AK_CAP_BONE_HASH | AK_CAP_WEIGHT | AK_CAP_BONE_NAME | AK_CAP_ANY_FORMAT,
+        AK_CAP_BONE_ID | AK_CAP_BONE_HASH | AK_CAP_WEIGHT | AK_CAP_BONE_NAME | AK_CAP_ANY_FORMAT |
+        AK_CAP_SKELETON,
     "json",
     "1.0.0",
     "animkit's own JSON form (schema 1): every field, stored bytes and ticks, for editing by hand",

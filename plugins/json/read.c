@@ -11,6 +11,9 @@
  * \u00XX, so code points up to U+00FF become that single byte again; higher
  * code points (typed by a user) stay UTF-8.
  *
+ * Skeleton: bones in order, each parent an earlier bone (checked here, so
+ * that what is read is a tree); rest values default to the identity.
+ *
  * Keys: "*_ticks" restore key.tick; "*_raw" the stored bytes, attached after
  * time, tick and values; "*_check" tells whether the values still are those
  * the bytes were stored with. A key whose check does not match (edited by
@@ -480,7 +483,98 @@ static ak_status read_clip(jr *r, json_t *c, const char *where)
     return AK_OK;
 }
 
-static const char *const doc_fields[] = { "animkit", "format", "variant", "props", "clips", NULL };
+/* An optional array of exactly `n` numbers (a bone's rest values). */
+static ak_status get_vector(jr *r, json_t *obj, const char *field, int n, const char *where, double *out)
+{
+    json_t *v = json_object_get(obj, field);
+    if (!v)
+        return AK_OK;
+    char w[512];
+    snprintf(w, sizeof w, "%.300s.%s", where, field);
+    if (!json_is_array(v) || json_array_size(v) != (size_t)n) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "must be an array of %d numbers", n);
+        return bad(r, w, msg);
+    }
+    for (int i = 0; i < n; i++)
+        if (!number_of(json_array_get(v, (size_t)i), &out[i])) {
+            snprintf(w, sizeof w, "%.300s.%s[%d]", where, field, i);
+            return bad(r, w, "must be a number (or \"nan\", \"inf\", \"-inf\")");
+        }
+    return AK_OK;
+}
+
+static ak_status get_int_range(jr *r, json_t *obj, const char *field, json_int_t lo, json_int_t hi,
+                               const char *what, const char *where, json_t **out)
+{
+    *out = json_object_get(obj, field);
+    if (*out && (!json_is_integer(*out) || json_integer_value(*out) < lo || json_integer_value(*out) > hi)) {
+        char w[512];
+        snprintf(w, sizeof w, "%.300s.%s", where, field);
+        return bad(r, w, what);
+    }
+    return AK_OK;
+}
+
+static const char *const bone_fields[] = {
+    "name", "id", "hash", "parent", "translation", "rotation", "scale", "props", NULL
+};
+
+/* One bone; its parent must already have been read, so that the hierarchy
+ * every consumer walks is parent-first and free of cycles. */
+static ak_status read_bone(jr *r, json_t *b, size_t index, const char *where)
+{
+    if (!json_is_object(b))
+        return bad(r, where, "a bone must be an object");
+    check_fields(r, b, bone_fields, where);
+    const char *name = "";
+    json_t *id, *hash, *parent;
+    ak_status st = get_string(r, b, "name", "", where, &name);
+    if (st != AK_OK ||
+        (st = get_int_range(r, b, "id", INT32_MIN, INT32_MAX, "must be an integer from -2147483648 to 2147483647",
+                            where, &id)) != AK_OK ||
+        (st = get_int_range(r, b, "hash", 0, (json_int_t)UINT32_MAX, "must be an integer from 0 to 4294967295",
+                            where, &hash)) != AK_OK ||
+        (st = get_int_range(r, b, "parent", -1, (json_int_t)index - 1,
+                            "must be -1 (a root) or the index of an earlier bone", where, &parent)) != AK_OK)
+        return st;
+    ak_bone *bone = ak_bone_add(r->doc, name);
+    if (!bone)
+        return ak_job_failed(r->job) ? AK_E_NOMEM : ak_fail(r->job, AK_E_NOMEM, -1, "%s: out of memory", where);
+    bone->parent = parent ? (int32_t)json_integer_value(parent) : -1;
+    if (id) {
+        bone->id = (int32_t)json_integer_value(id);
+        bone->has_id = 1;
+    }
+    if (hash) {
+        bone->hash = (uint32_t)json_integer_value(hash);
+        bone->has_hash = 1;
+    }
+    if ((st = get_vector(r, b, "translation", 3, where, bone->translation)) != AK_OK ||
+        (st = get_vector(r, b, "rotation", 4, where, bone->rotation)) != AK_OK ||
+        (st = get_vector(r, b, "scale", 3, where, bone->scale)) != AK_OK)
+        return st;
+    return read_props(r, b, &bone->props, where);
+}
+
+static ak_status read_skeleton(jr *r, json_t *root)
+{
+    json_t *arr = json_object_get(root, "skeleton");
+    if (!arr)
+        return AK_OK;
+    if (!json_is_array(arr))
+        return bad(r, "skeleton", "must be an array of bones");
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        char w[64];
+        snprintf(w, sizeof w, "skeleton[%zu]", i);
+        ak_status st = read_bone(r, json_array_get(arr, i), i, w);
+        if (st != AK_OK)
+            return st;
+    }
+    return AK_OK;
+}
+
+static const char *const doc_fields[] = { "animkit", "format", "variant", "props", "skeleton", "clips", NULL };
 
 static ak_status read_root(jr *r, json_t *root)
 {
@@ -504,9 +598,12 @@ static ak_status read_root(jr *r, json_t *root)
     if (st == AK_OK && ak_doc_set_format(r->doc, format, s) != AK_OK)
         st = ak_job_failed(r->job) ? AK_E_NOMEM : ak_fail(r->job, AK_E_NOMEM, -1, "out of memory");
     ak_job_free(r->job, format);
-    if (st != AK_OK || (st = read_props(r, root, &r->doc->props, "document")) != AK_OK)
+    if (st != AK_OK || (st = read_props(r, root, &r->doc->props, "document")) != AK_OK ||
+        (st = read_skeleton(r, root)) != AK_OK)
         return st;
     json_t *clips = json_object_get(root, "clips");
+    if (!clips && r->doc->skeleton.bone_count)
+        return AK_OK; /* a model's skeleton on its own */
     if (!clips || !json_is_array(clips))
         return bad(r, "clips", "missing or not an array");
     for (size_t i = 0; i < json_array_size(clips); i++) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -184,6 +185,216 @@ START_TEST(convert_is_atomic_and_needs_force)
 }
 END_TEST
 
+/* ---- --skeleton --------------------------------------------------------- */
+
+/* A config that loads the build tree's ifp, ani and json plugins. */
+static void put_real_config(void)
+{
+    const char *b = getenv("AK_BUILDDIR");
+    char text[4 * PATH_MAX];
+    snprintf(text, sizeof text,
+             "[animkit]\nautoload = no\n[plugin ifp]\npath = %s/plugins/ifp/.libs/ifp.so\n"
+             "[plugin ani]\npath = %s/plugins/ani/.libs/ani.so\n[plugin json]\npath = %s/plugins/json/.libs/json.so\n"
+             "[plugin dff]\npath = %s/plugins/dff/.libs/dff.so\n",
+             b, b, b, b);
+    put("real.ini", text, strlen(text));
+}
+
+/* The skeleton the tests attach: "ROOT " meets "Root" only case-folded
+ * and trimmed, "arm" meets id 22 only by id, "Spare" drives nothing. */
+static const char skeleton_json[] =
+    "{\"animkit\":1,\"format\":\"test\",\"skeleton\":["
+    "{\"name\":\"ROOT \",\"translation\":[0,0,1]},"
+    "{\"name\":\"arm\",\"id\":22,\"parent\":0},"
+    "{\"name\":\"Spare\",\"parent\":1}]}";
+static const char *const skel_names[] = { "ROOT ", "arm", "Spare" };
+static const int skel_ids[] = { -1, 22, -1 }; /* -1: no id */
+
+static int folded_same(const char *a, const char *b)
+{
+    while (*a == ' ')
+        a++;
+    while (*b == ' ')
+        b++;
+    size_t na = strlen(a), nb = strlen(b);
+    while (na && a[na - 1] == ' ')
+        na--;
+    while (nb && b[nb - 1] == ' ')
+        nb--;
+    return na == nb && strncasecmp(a, b, na) == 0;
+}
+
+/* Reads `sample` with the library and counts, by the rules spelled out
+ * again here, how many of its tracks the skeleton above takes; the name
+ * of the last unmatched track goes to `unmatched`. */
+static size_t expected_matches(const char *sample, size_t *tracks, char *unmatched, size_t size)
+{
+    ak_registry_config cfg = { sizeof cfg, AK_REG_NO_SEARCH, path_in_dir("real.ini"), NULL, NULL, NULL, NULL };
+    ak_registry *reg;
+    ak_report rep = { 0 };
+    ck_assert_int_eq(ak_registry_open(&cfg, &reg, &rep), AK_OK);
+    ak_doc *doc;
+    ck_assert_int_eq(ak_read_file(reg, sample, NULL, &doc, &rep), AK_OK);
+    const ak_clip *clip = doc->clips[0];
+    size_t matched = 0;
+    for (size_t t = 0; t < clip->track_count; t++) {
+        const ak_track *tr = clip->tracks[t];
+        int hit = 0;
+        for (int b = 0; b < 3; b++)
+            hit |= (tr->has_bone_id && skel_ids[b] == tr->bone_id) || folded_same(tr->bone, skel_names[b]);
+        matched += hit;
+        if (!hit)
+            snprintf(unmatched, size, "%s", tr->bone);
+    }
+    *tracks = clip->track_count;
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+    return matched;
+}
+
+START_TEST(skeleton_option)
+{
+    setup();
+    put_real_config();
+    put("skel.json", skeleton_json, strlen(skeleton_json));
+    char cfg[PATH_MAX], skel[PATH_MAX], ifp[PATH_MAX], ani[PATH_MAX], want[512], unmatched[256] = "";
+    snprintf(cfg, sizeof cfg, "%s", path_in_dir("real.ini")); /* path_in_dir's buffers rotate */
+    snprintf(skel, sizeof skel, "%s", path_in_dir("skel.json"));
+    snprintf(ifp, sizeof ifp, "%s/samples/wave.ifp", getenv("AK_SRCDIR"));
+    snprintf(ani, sizeof ani, "%s/samples/wave.ani", getenv("AK_SRCDIR"));
+
+    /* ifp tracks carry ids: Root by folded name, R UpperArm by id 22. */
+    size_t tracks, m = expected_matches(ifp, &tracks, unmatched, sizeof unmatched);
+    ck_assert_uint_eq(m, 2); /* the sample's three tracks, one without a bone */
+    ck_assert_int_eq(animkit("--config", cfg, "--skeleton", skel, "info", ifp, NULL), 0);
+    char *o = output();
+    snprintf(want, sizeof want, "    skeleton: 3 bones, %zu of %zu tracks matched\n", m, tracks);
+    ck_assert_msg(strstr(o, want), "want '%s' in:\n%s", want, o);
+    free(o);
+    ck_assert_int_eq(animkit("--config", cfg, "-s", skel, "-v", "info", ifp, NULL), 0);
+    o = output();
+    snprintf(want, sizeof want, "      unmatched track: \"%s\"\n", unmatched);
+    ck_assert_msg(strstr(o, want), "want '%s' in:\n%s", want, o);
+    ck_assert_ptr_nonnull(strstr(o, "      bone without a track: \"Spare\"\n"));
+    ck_assert_ptr_null(strstr(o, "bone without a track: \"arm\""));
+    free(o);
+    ck_assert_int_eq(animkit("--config", cfg, "--skeleton", skel, "info", "--json", ifp, NULL), 0);
+    o = output();
+    snprintf(want, sizeof want, "\"skeleton\":{\"bones\":3,\"tracks_matched\":%zu,\"tracks_unmatched\":[\"%s\"]}", m,
+             unmatched);
+    ck_assert_msg(strstr(o, want), "want '%s' in:\n%s", want, o);
+    free(o);
+
+    /* ani tracks have names only: only Root matches. */
+    m = expected_matches(ani, &tracks, unmatched, sizeof unmatched);
+    ck_assert_uint_eq(m, 1);
+    ck_assert_int_eq(animkit("--config", cfg, "--skeleton", skel, "info", ani, NULL), 0);
+    o = output();
+    snprintf(want, sizeof want, "    skeleton: 3 bones, %zu of %zu tracks matched\n", m, tracks);
+    ck_assert_msg(strstr(o, want), "want '%s' in:\n%s", want, o);
+    free(o);
+
+    /* The skeleton file itself: the bone tree, indented by depth. */
+    ck_assert_int_eq(animkit("--config", cfg, "info", skel, NULL), 0);
+    o = output();
+    ck_assert_ptr_nonnull(strstr(o, "  skeleton: 3 bones\n"));
+    ck_assert_ptr_nonnull(strstr(o, "\n    \"ROOT \": at (0, 0, 1) rotation (0, 0, 0, 1)\n"));
+    ck_assert_ptr_nonnull(strstr(o, "\n      \"arm\" id 22: at (0, 0, 0)"));
+    ck_assert_ptr_nonnull(strstr(o, "\n        \"Spare\": at"));
+    free(o);
+
+    /* dump --json carries the attached skeleton; converted into json it
+     * stays, and the tracks are matched again when that file is read. */
+    ck_assert_int_eq(animkit("--config", cfg, "--skeleton", skel, "dump", "--json", ifp, NULL), 0);
+    o = output();
+    ck_assert_ptr_nonnull(strstr(o, "\"skeleton\":[\n  {\"name\":\"ROOT \",\"parent\":-1,\"translation\":[0,0,1]"));
+    free(o);
+    ck_assert_int_eq(animkit("--config", cfg, "--skeleton", skel, "convert", ifp, path_in_dir("w.json"), NULL), 0);
+    ck_assert_int_eq(animkit("--config", cfg, "info", path_in_dir("w.json"), NULL), 0);
+    o = output();
+    ck_assert_ptr_nonnull(strstr(o, "    skeleton: 3 bones, 2 of 3 tracks matched\n"));
+    free(o);
+    ck_assert_int_eq(animkit("--config", cfg, "--skeleton", skel, "convert", ifp, path_in_dir("w.ani"), NULL), 0);
+
+    /* validate checks the attached skeleton too. */
+    ck_assert_int_eq(animkit("--config", cfg, "--skeleton", skel, "validate", ifp, NULL), 0);
+    static const char dup[] = "{\"animkit\":1,\"skeleton\":[{\"name\":\"a\",\"id\":1},{\"name\":\"b\",\"id\":1}]}";
+    put("dup.json", dup, strlen(dup));
+    ck_assert_int_eq(animkit("--config", cfg, "--skeleton", path_in_dir("dup.json"), "validate", ifp, NULL), 65);
+    o = output();
+    ck_assert_ptr_nonnull(strstr(o, "INVALID, 1 error"));
+    free(o);
+
+    /* A skeleton file that is missing, unreadable, or has no skeleton. */
+    ck_assert_int_eq(animkit("--config", cfg, "--skeleton", path_in_dir("none.json"), "info", ifp, NULL), 66);
+    ck_assert_int_eq(animkit("--config", cfg, "--skeleton", path_in_dir("junk.bin"), "info", ifp, NULL), 65);
+    ck_assert_int_eq(animkit("--config", cfg, "--skeleton", ani, "info", ifp, NULL), 65);
+    ck_assert_int_eq(animkit("--config", cfg, "--skeleton", NULL), 64);
+}
+END_TEST
+
+/* A real model and a real animation (skipped without the corpus): each
+ * clip's line says as many matches as the rules, applied here to the two
+ * documents, find. */
+START_TEST(skeleton_option_corpus)
+{
+    char dff[PATH_MAX], ifp[PATH_MAX], cfg[PATH_MAX];
+    if (!ak_test_corpus("dff/ped_167.dff", dff, sizeof dff) ||
+        !ak_test_corpus("ifp/ped_cretaceous.ifp", ifp, sizeof ifp)) {
+        printf("SKIP: corpus dff/ped_167.dff or ifp/ped_cretaceous.ifp not found\n");
+        return;
+    }
+    setup();
+    put_real_config();
+    snprintf(cfg, sizeof cfg, "%s", path_in_dir("real.ini"));
+    ak_registry_config rc = { sizeof rc, AK_REG_NO_SEARCH, cfg, NULL, NULL, NULL, NULL };
+    ak_registry *reg;
+    ak_report rep = { 0 };
+    ck_assert_int_eq(ak_registry_open(&rc, &reg, &rep), AK_OK);
+    ak_doc *model, *anim;
+    ck_assert_int_eq(ak_read_file(reg, dff, NULL, &model, &rep), AK_OK);
+    ck_assert_int_eq(ak_read_file(reg, ifp, NULL, &anim, &rep), AK_OK);
+    ck_assert_uint_gt(model->skeleton.bone_count, 30);
+
+    ck_assert_int_eq(animkit("--config", cfg, "--skeleton", dff, "info", ifp, NULL), 0);
+    char *o = output(), *at = o;
+    size_t total = 0, matched_all = 0, walk_tracks = 0, walk_matched = 0;
+    for (size_t c = 0; c < anim->clip_count; c++) {
+        const ak_clip *clip = anim->clips[c];
+        size_t matched = 0;
+        for (size_t t = 0; t < clip->track_count; t++) {
+            const ak_track *tr = clip->tracks[t];
+            int hit = 0;
+            for (size_t b = 0; b < model->skeleton.bone_count && !hit; b++) {
+                const ak_bone *bone = &model->skeleton.bones[b];
+                hit = (tr->has_bone_id && bone->has_id && bone->id == tr->bone_id) ||
+                      (tr->bone[0] && folded_same(tr->bone, bone->name));
+            }
+            matched += hit;
+        }
+        char want[128];
+        snprintf(want, sizeof want, "    skeleton: %zu bones, %zu of %zu tracks matched\n",
+                 model->skeleton.bone_count, matched, clip->track_count);
+        at = strstr(at, want);
+        ck_assert_msg(at != NULL, "clip %zu (%s): want '%s'", c, clip->name, want);
+        at += strlen(want);
+        total += clip->track_count;
+        matched_all += matched;
+        if (strcasecmp(clip->name, "walk_civi") == 0) {
+            walk_tracks = clip->track_count;
+            walk_matched = matched;
+        }
+    }
+    printf("INFO: ped_167.dff on ped_cretaceous.ifp: %zu of %zu tracks matched\n", matched_all, total);
+    ck_assert_uint_gt(walk_tracks, 0);
+    ck_assert_uint_eq(walk_matched, walk_tracks); /* the example: every track of walk_civi */
+    free(o);
+    ak_doc_free(model);
+    ak_doc_free(anim);
+    ak_registry_free(reg);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli");
@@ -193,6 +404,8 @@ int main(void)
     tcase_add_test(tc, input_errors);
     tcase_add_test(tc, formats_probe_info_dump);
     tcase_add_test(tc, convert_is_atomic_and_needs_force);
+    tcase_add_test(tc, skeleton_option);
+    tcase_add_test(tc, skeleton_option_corpus);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }

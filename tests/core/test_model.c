@@ -265,6 +265,93 @@ START_TEST(skeleton_bones_lookups_and_clone)
 }
 END_TEST
 
+static ak_track *track_named(ak_clip *clip, const char *bone)
+{
+    ak_track *t = ak_track_add(clip, bone);
+    ck_assert_ptr_nonnull(t);
+    return t;
+}
+
+START_TEST(skeleton_matching_rules)
+{
+    ak_doc *model = ak_doc_new();
+    const char *names[] = { "Root", " Pelvis", "Spine", "L Thigh", "", "Head" };
+    for (int i = 0; i < 6; i++) {
+        ak_bone *b = ak_bone_add(model, names[i]);
+        b->parent = i - 1;
+    }
+    model->skeleton.bones[2].id = 3;
+    model->skeleton.bones[2].has_id = 1;
+    model->skeleton.bones[4].hash = 0xdeadbeefu; /* a hash-only bone */
+    model->skeleton.bones[4].has_hash = 1;
+
+    ak_doc *anim = ak_doc_new();
+    ak_clip *clip = ak_clip_add(anim, "walk");
+    ak_track *by_id = track_named(clip, "whatever"); /* id beats the name */
+    by_id->bone_id = 3;
+    by_id->has_bone_id = 1;
+    ak_track *exact = track_named(clip, "Root");
+    ak_track *folded = track_named(clip, "PELVIS  ");
+    ak_track *hashed = track_named(clip, ""); /* MAB style: hash of "L Thigh" */
+    hashed->bone_hash = ak_crc32("L Thigh", 7);
+    hashed->has_bone_hash = 1;
+    ak_track *stored = track_named(clip, "");
+    stored->bone_hash = 0xdeadbeefu;
+    stored->has_bone_hash = 1;
+    ak_track *missing = track_named(clip, "Tail");
+    ak_track *wrong_id = track_named(clip, "Head"); /* no bone has id 99: falls back to the name */
+    wrong_id->bone_id = 99;
+    wrong_id->has_bone_id = 1;
+
+    ck_assert_int_eq(ak_doc_attach_skeleton(anim, model), AK_OK);
+    ck_assert_uint_eq(anim->skeleton.bone_count, 6);
+    ck_assert_int_eq(by_id->skeleton_bone, 2);
+    ck_assert_int_eq(exact->skeleton_bone, 0);
+    ck_assert_int_eq(folded->skeleton_bone, 1);
+    ck_assert_int_eq(hashed->skeleton_bone, 3);
+    ck_assert_int_eq(stored->skeleton_bone, 4);
+    ck_assert_int_eq(missing->skeleton_bone, -1);
+    ck_assert_int_eq(wrong_id->skeleton_bone, 5);
+    ck_assert_uint_eq(ak_clip_skeleton_matched(clip), 6);
+    /* Matching never renames. */
+    ck_assert_str_eq(folded->bone, "PELVIS  ");
+    ck_assert_str_eq(hashed->bone, "");
+
+    /* Attaching again replaces the skeleton; one without the bones unmatches. */
+    ak_doc *small = ak_doc_new();
+    ak_bone_add(small, "root");
+    ck_assert_int_eq(ak_doc_attach_skeleton(anim, small), AK_OK);
+    ck_assert_uint_eq(anim->skeleton.bone_count, 1);
+    ck_assert_int_eq(exact->skeleton_bone, 0); /* case-insensitive */
+    ck_assert_int_eq(folded->skeleton_bone, -1);
+    ck_assert_uint_eq(ak_doc_match_skeleton(anim), 1);
+    ak_doc_free(small);
+    ak_doc_free(model);
+    ak_doc_free(anim);
+}
+END_TEST
+
+START_TEST(skeleton_matching_is_linear)
+{
+    /* 20,000 bones and tracks: quadratic matching would take 4e8 name
+     * comparisons; the hash index does it in a blink (and the test in
+     * tests/robustness times growth). Here: every track finds its bone. */
+    ak_doc *doc = ak_doc_new();
+    ak_clip *clip = ak_clip_add(doc, "c");
+    char name[32];
+    for (int i = 0; i < 20000; i++) {
+        snprintf(name, sizeof name, "Bone%05d", i);
+        ck_assert_ptr_nonnull(ak_bone_add(doc, name));
+        snprintf(name, sizeof name, " bone%05d ", 19999 - i);
+        track_named(clip, name);
+    }
+    ck_assert_uint_eq(ak_doc_match_skeleton(doc), 20000);
+    ck_assert_int_eq(clip->tracks[0]->skeleton_bone, 19999);
+    ck_assert_int_eq(clip->tracks[19999]->skeleton_bone, 0);
+    ak_doc_free(doc);
+}
+END_TEST
+
 START_TEST(stats_count_everything)
 {
     ak_doc *doc = sample_doc();
@@ -345,6 +432,127 @@ START_TEST(validate_finds_problems)
     t->channel[AK_ROTATION].keys[0].v[0] = NAN;
     s.errors = 0;
     ck_assert_uint_eq(ak_doc_validate(doc, "x", &rep), 2);
+    ak_doc_free(doc);
+}
+END_TEST
+
+/* Collects error texts, to check that each names its bone. */
+typedef struct errors_seen {
+    int count;
+    char text[8][400];
+} errors_seen;
+
+static void keep_errors(void *user, const ak_message *m)
+{
+    errors_seen *e = user;
+    if (m->severity != AK_ERROR)
+        return;
+    if (e->count < 8)
+        snprintf(e->text[e->count], sizeof e->text[0], "%s", m->text);
+    e->count++;
+}
+
+/* Root <- A <- B, Root <- C <- D: a valid five-bone tree with ids 0..4. */
+static ak_doc *five_bones(void)
+{
+    static const char *const names[] = { "Root", "A", "B", "C", "D" };
+    static const int32_t parents[] = { -1, 0, 1, 0, 3 };
+    ak_doc *doc = ak_doc_new();
+    for (int i = 0; i < 5; i++) {
+        ak_bone *b = ak_bone_add(doc, names[i]);
+        b->parent = parents[i];
+        b->id = i;
+        b->has_id = 1;
+        b->translation[1] = 0.5;
+    }
+    return doc;
+}
+
+static unsigned validate_collect(ak_doc *doc, errors_seen *e)
+{
+    ak_report rep = { 0 };
+    memset(e, 0, sizeof *e);
+    rep.on_message = keep_errors;
+    rep.user = e;
+    unsigned n = ak_doc_validate(doc, "skel", &rep);
+    ck_assert_int_eq((int)n, e->count);
+    return n;
+}
+
+START_TEST(validate_skeleton_errors_name_the_bone)
+{
+    errors_seen e;
+    ak_doc *doc = five_bones();
+    ck_assert_uint_eq(validate_collect(doc, &e), 0);
+
+    /* A forward parent: B (index 2) under D (index 4). */
+    doc->skeleton.bones[2].parent = 4;
+    ck_assert_uint_eq(validate_collect(doc, &e), 1);
+    ck_assert_ptr_nonnull(strstr(e.text[0], "bone 'B' (index 2)"));
+    ck_assert_ptr_nonnull(strstr(e.text[0], "parent 'D' (index 4) comes after it"));
+
+    /* A cycle A -> B -> A: B's parent is A (fine), A's parent is B (forward). */
+    doc->skeleton.bones[2].parent = 1;
+    doc->skeleton.bones[1].parent = 2;
+    ck_assert_uint_eq(validate_collect(doc, &e), 2);
+    ck_assert_ptr_nonnull(strstr(e.text[0], "bone 'A' (index 1)"));
+    ck_assert_ptr_nonnull(strstr(e.text[1], "a parent cycle of 2 bones"));
+    /* a bone that is its own parent, and one out of range */
+    doc->skeleton.bones[1].parent = 1;
+    doc->skeleton.bones[2].parent = 5;
+    ck_assert_uint_eq(validate_collect(doc, &e), 2);
+    ck_assert_ptr_nonnull(strstr(e.text[0], "bone 'A' (index 1): is its own parent"));
+    ck_assert_ptr_nonnull(strstr(e.text[1], "bone 'B' (index 2): parent index 5 is out of range (5 bones)"));
+    doc->skeleton.bones[1].parent = 0;
+    doc->skeleton.bones[2].parent = 1;
+
+    /* A duplicate id: D takes C's id 3. */
+    doc->skeleton.bones[4].id = 3;
+    ck_assert_uint_eq(validate_collect(doc, &e), 1);
+    ck_assert_ptr_nonnull(strstr(e.text[0], "bone 'D' (index 4): id 3 is also the id of bone 'C' (index 3)"));
+    doc->skeleton.bones[4].id = 4;
+
+    /* A duplicate name; empty names (hash-only bones) never clash. */
+    ck_assert_int_eq(ak_bone_set_name(doc, &doc->skeleton.bones[3], "A"), AK_OK);
+    ck_assert_uint_eq(validate_collect(doc, &e), 1);
+    ck_assert_ptr_nonnull(strstr(e.text[0], "bone 'A' (index 3): the name is also that of bone index 1"));
+    ck_assert_int_eq(ak_bone_set_name(doc, &doc->skeleton.bones[3], ""), AK_OK);
+    ck_assert_int_eq(ak_bone_set_name(doc, &doc->skeleton.bones[4], ""), AK_OK);
+    ck_assert_uint_eq(validate_collect(doc, &e), 0);
+
+    /* Rest pose: a non-unit rotation, a NaN translation, an infinite scale. */
+    doc->skeleton.bones[1].rotation[3] = 0.9;
+    doc->skeleton.bones[2].translation[0] = NAN;
+    doc->skeleton.bones[0].scale[2] = INFINITY;
+    ck_assert_uint_eq(validate_collect(doc, &e), 3);
+    ck_assert_ptr_nonnull(strstr(e.text[0], "bone 'Root' (index 0): rest scale is not finite"));
+    ck_assert_ptr_nonnull(strstr(e.text[1], "bone 'A' (index 1): rest rotation is not a unit quaternion (norm 0.9)"));
+    ck_assert_ptr_nonnull(strstr(e.text[2], "bone 'B' (index 2): rest translation is not finite"));
+    ak_doc_free(doc);
+}
+END_TEST
+
+/* A long chain of backward links and many repeated names stay fast: the
+ * checks sort and stamp instead of comparing every pair. */
+START_TEST(validate_large_skeleton)
+{
+    enum { N = 200000 };
+    ak_doc *doc = ak_doc_new();
+    for (int i = 0; i < N; i++) {
+        ak_bone *b = ak_bone_add(doc, i % 2 ? "same" : "");
+        ck_assert_ptr_nonnull(b);
+        b->parent = i ? i - 1 : -1;
+    }
+    errors_seen e;
+    ck_assert_uint_eq(validate_collect(doc, &e), N / 2 - 1); /* every "same" after the first */
+    /* Close the chain into one cycle of N bones: bone 0's parent is the last. */
+    ak_bone_set_name(doc, &doc->skeleton.bones[1], "first");
+    for (int i = 3; i < N; i += 2)
+        ck_assert_int_eq(ak_bone_set_name(doc, &doc->skeleton.bones[i], ""), AK_OK);
+    doc->skeleton.bones[0].parent = N - 1;
+    ck_assert_uint_eq(validate_collect(doc, &e), 2);
+    ck_assert_ptr_nonnull(strstr(e.text[0], "comes after it"));
+    ck_assert_ptr_nonnull(strstr(e.text[1], "a parent cycle of 200000 bones"));
     ak_doc_free(doc);
 }
 END_TEST
@@ -507,10 +715,14 @@ int main(void)
     tcase_add_test(tc, props_replace_and_keep_bytes);
     tcase_add_test(tc, clone_is_deep);
     tcase_add_test(tc, skeleton_bones_lookups_and_clone);
+    tcase_add_test(tc, skeleton_matching_rules);
+    tcase_add_test(tc, skeleton_matching_is_linear);
     tcase_add_test(tc, stats_count_everything);
     tcase_add_test(tc, crc32_matches_zlib);
     tcase_add_test(tc, bone_names_from_dictionary);
     tcase_add_test(tc, validate_finds_problems);
+    tcase_add_test(tc, validate_skeleton_errors_name_the_bone);
+    tcase_add_test(tc, validate_large_skeleton);
     tcase_add_test(tc, json_has_schema_and_exact_numbers);
     tcase_add_test(tc, read_memory_is_capped);
     tcase_add_test(tc, sampling_interpolates_between_keys);

@@ -203,6 +203,40 @@ START_TEST(own_name_wins_among_autoloaded_and_equals_are_both_named)
 }
 END_TEST
 
+/* Loading goes through /proc/self/fd/N, a name the loader remembers after
+ * N is closed and reused: registries opened while others live, and after
+ * some are freed, must each get the objects their config names. */
+START_TEST(registries_side_by_side_get_their_own_plugins)
+{
+    ak_test_tmpdir("load", dir, sizeof dir);
+    const char *orders[3][3] = { { "akm", "rival", "hiddenok" }, { "hiddenok", "akm", "rival" },
+                                 { "rival", "hiddenok", "akm" } };
+    ak_registry *live[6] = { NULL };
+    for (int round = 0; round < 6; round++) {
+        const char *const *names = orders[round % 3];
+        char text[4 * PATH_MAX];
+        snprintf(text, sizeof text, "[animkit]\nautoload = no\n[plugin %s]\npath = %s\n[plugin %s]\npath = %s\n"
+                 "[plugin %s]\npath = %s\n", names[0], plugin(names[0]), names[1], plugin(names[1]), names[2],
+                 plugin(names[2]));
+        msglog l = { "" };
+        live[round] = open_config(text, &l);
+        ck_assert_uint_eq(ak_registry_count(live[round]), 3);
+        for (size_t i = 0; i < 3; i++) {
+            const ak_plugin_info *p = ak_registry_plugin(live[round], i);
+            ck_assert_str_eq(p->codec->name, names[i]);
+            ck_assert_str_eq(p->path, plugin(names[i]));
+        }
+        if (round == 2) { /* free two: their descriptor numbers are reused */
+            ak_registry_free(live[0]);
+            ak_registry_free(live[1]);
+            live[0] = live[1] = NULL;
+        }
+    }
+    for (int i = 0; i < 6; i++)
+        ak_registry_free(live[i]);
+}
+END_TEST
+
 /* core/elfscan.c, internal: declared here to test it on damaged files. */
 int ak_elf_read_note(int fd, ak_plugin_note *note, char *why, size_t n);
 int ak_elf_find_symbol_like(int fd, const char *want, char *found, size_t fn, int *hidden);
@@ -267,6 +301,7 @@ int main(void)
     tcase_add_test(tc, config_wins_over_autoload);
     tcase_add_test(tc, own_name_wins_among_autoloaded_and_equals_are_both_named);
     tcase_add_test(tc, elf_scan_survives_damage);
+    tcase_add_test(tc, registries_side_by_side_get_their_own_plugins);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }

@@ -129,6 +129,26 @@ static void props_identical(const ak_props *a, const ak_props *b, const char *wh
     }
 }
 
+static void skeletons_identical(const ak_skeleton *a, const ak_skeleton *b, const char *what)
+{
+    ck_assert_msg(a->bone_count == b->bone_count, "%s: %zu bones, then %zu", what, a->bone_count, b->bone_count);
+    for (size_t i = 0; i < a->bone_count; i++) {
+        const ak_bone *x = &a->bones[i], *y = &b->bones[i];
+        ck_assert_str_eq(x->name, y->name);
+        ck_assert_int_eq(x->has_id, y->has_id);
+        ck_assert_int_eq(x->id, y->id);
+        ck_assert_int_eq(x->has_hash, y->has_hash);
+        ck_assert_uint_eq(x->hash, y->hash);
+        ck_assert_int_eq(x->parent, y->parent);
+        for (int c = 0; c < 4; c++)
+            ck_assert_msg(same_double(x->rotation[c], y->rotation[c]) &&
+                              (c == 3 || (same_double(x->translation[c], y->translation[c]) &&
+                                          same_double(x->scale[c], y->scale[c]))),
+                          "%s: bone %zu rest value %d differs", what, i, c);
+        props_identical(&x->props, &y->props, what);
+    }
+}
+
 /* Every field of the model, compared exactly (NaN = NaN). */
 static void docs_identical(const ak_doc *a, const ak_doc *b, const char *what)
 {
@@ -136,6 +156,7 @@ static void docs_identical(const ak_doc *a, const ak_doc *b, const char *what)
     props_identical(&a->props, &b->props, what);
     ck_assert_str_eq(a->format, b->format);
     ck_assert_str_eq(a->variant, b->variant);
+    skeletons_identical(&a->skeleton, &b->skeleton, what);
     for (size_t i = 0; i < a->clip_count; i++) {
         const ak_clip *ca = a->clips[i], *cb = b->clips[i];
         ck_assert_str_eq(ca->name, cb->name);
@@ -493,6 +514,39 @@ END_TEST
 
 static const char odd_name[] = "a\"b\\c\nd\x01\x7f\x80\xe9\xff/";
 
+/* Three bones: a root without id or hash, a child with both and props,
+ * a grandchild named with Latin-1 and UTF-8 bytes and odd rest values. */
+static const char latin_name[] = " Kn\xf6" "chel \xc3\xa9";
+
+static void add_skeleton(ak_doc *d)
+{
+    ak_bone *b = ak_bone_add(d, "Root");
+    ck_assert_ptr_nonnull(b);
+    b->translation[2] = 1.25;
+    b = ak_bone_add(d, " Pelvis");
+    ck_assert_ptr_nonnull(b);
+    b->parent = 0;
+    b->id = -7;
+    b->has_id = 1;
+    b->hash = 0xfedcba98u;
+    b->has_hash = 1;
+    b->rotation[0] = 0.5;
+    b->rotation[1] = -0.5;
+    b->rotation[2] = 0.5;
+    b->rotation[3] = -0.5;
+    b->scale[1] = 2;
+    ck_assert_int_eq(ak_prop_set_int(d, &b->props, "flags", 3), AK_OK);
+    ck_assert_int_eq(ak_prop_set_bytes(d, &b->props, "matrix", "\x00\x80\xff", 3), AK_OK);
+    ck_assert_int_eq(ak_prop_set_string(d, &b->props, odd_name, latin_name), AK_OK);
+    b = ak_bone_add(d, latin_name);
+    ck_assert_ptr_nonnull(b);
+    b->parent = 1;
+    b->translation[0] = 0.1;
+    b->translation[1] = -0.0;
+    b->translation[2] = NAN;
+    b->scale[0] = 1e-300;
+}
+
 static ak_doc *rich_doc(void)
 {
     ak_doc *d = ak_doc_new();
@@ -549,6 +603,7 @@ static ak_doc *rich_doc(void)
     ak_event *e = ak_event_add(c, 0.5, "sound", odd_name);
     ck_assert_ptr_nonnull(e);
     ck_assert_int_eq(ak_prop_set_float(d, &e->props, "vol", 0.5), AK_OK);
+    add_skeleton(d);
     return d;
 }
 
@@ -613,6 +668,104 @@ START_TEST(test_rich_document)
     ak_buffer_free(reg, json2);
     ak_doc_free(back);
     ak_buffer_free(reg, json);
+    ak_doc_free(d);
+    ak_registry_free(reg);
+}
+END_TEST
+
+START_TEST(test_skeleton)
+{
+    ak_registry *reg = registry();
+    ak_doc *d = ak_doc_new();
+    ck_assert_int_eq(ak_doc_set_format(d, "dff", ""), AK_OK);
+    add_skeleton(d);
+    size_t jn;
+    unsigned char *json = to_json(reg, d, &jn);
+    /* The text, read by jansson here: id and hash only where the bone has
+     * them, every rest value, names as Latin-1 code points. */
+    json_error_t err;
+    json_t *root = json_loadb((const char *)json, jn, 0, &err);
+    ck_assert_msg(root != NULL, "invalid JSON: %s", err.text);
+    json_t *sk = json_object_get(root, "skeleton");
+    ck_assert_uint_eq(json_array_size(sk), 3);
+    json_t *b0 = json_array_get(sk, 0), *b1 = json_array_get(sk, 1), *b2 = json_array_get(sk, 2);
+    ck_assert_ptr_null(json_object_get(b0, "id"));
+    ck_assert_ptr_null(json_object_get(b0, "hash"));
+    ck_assert_ptr_null(json_object_get(b0, "props"));
+    ck_assert_int_eq(json_integer_value(json_object_get(b0, "parent")), -1);
+    ck_assert_double_eq(json_number_value(json_array_get(json_object_get(b0, "translation"), 2)), 1.25);
+    ck_assert_double_eq(json_number_value(json_array_get(json_object_get(b0, "rotation"), 3)), 1);
+    ck_assert_double_eq(json_number_value(json_array_get(json_object_get(b0, "scale"), 0)), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(b1, "id")), -7);
+    ck_assert_int_eq(json_integer_value(json_object_get(b1, "hash")), 0xfedcba98u);
+    ck_assert_int_eq(json_integer_value(json_object_get(b1, "parent")), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(b1, "props"), "flags")), 3);
+    ck_assert_str_eq(json_string_value(json_object_get(b1, "name")), " Pelvis");
+    /* 0xf6 -> U+00F6 (two UTF-8 bytes), 0xc3 0xa9 -> U+00C3 U+00A9. */
+    ck_assert_str_eq(json_string_value(json_object_get(b2, "name")), " Kn\xc3\xb6" "chel \xc3\x83\xc2\xa9");
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(b2, "translation"), 2)), "nan");
+    ck_assert_uint_eq(json_array_size(json_object_get(root, "clips")), 0);
+    json_decref(root);
+
+    /* Back unchanged, and the second dump is the first byte for byte. */
+    ak_doc *back = json_doc(reg, json, jn);
+    docs_identical(d, back, "skeleton");
+    ck_assert_str_eq(back->skeleton.bones[2].name, latin_name);
+    ck_assert_str_eq((const char *)ak_prop_get(&back->skeleton.bones[1].props, odd_name)->data, latin_name);
+    size_t jn2;
+    unsigned char *json2 = to_json(reg, back, &jn2);
+    ck_assert(ak_test_same_bytes(json, jn, json2, jn2, "skeleton JSON -> JSON"));
+    ak_buffer_free(reg, json2);
+    ak_doc_free(back);
+
+    /* Written by hand: a skeleton without "clips", rest values left out
+     * take the identity; the bones match tracks once attached. */
+    back = json_str_doc(reg, "{\"animkit\":1,\"skeleton\":[{\"name\":\"a\"},{\"name\":\"b\",\"parent\":0,"
+                             "\"translation\":[1,2,3]}]}");
+    ck_assert_uint_eq(back->skeleton.bone_count, 2);
+    ck_assert_uint_eq(back->clip_count, 0);
+    ck_assert_int_eq(back->skeleton.bones[0].parent, -1);
+    ck_assert_double_eq(back->skeleton.bones[0].rotation[3], 1);
+    ck_assert_double_eq(back->skeleton.bones[0].scale[2], 1);
+    ck_assert_double_eq(back->skeleton.bones[1].translation[2], 3);
+    ck_assert_int_eq(back->skeleton.bones[1].has_id, 0);
+    ak_doc_free(back);
+
+    ak_buffer_free(reg, json);
+    ak_doc_free(d);
+    ak_registry_free(reg);
+}
+END_TEST
+
+static char skeleton_warning[512];
+
+static void keep_skeleton_warning(void *user, const ak_message *m)
+{
+    (void)user;
+    if (m->severity == AK_WARNING && strstr(m->text, "skeleton"))
+        snprintf(skeleton_warning, sizeof skeleton_warning, "%s", m->text);
+}
+
+START_TEST(test_skeleton_loss_reported)
+{
+    ak_registry *reg = registry();
+    ak_doc *d = ak_doc_new();
+    add_skeleton(d);
+    ck_assert_ptr_nonnull(ak_track_add(ak_clip_add(d, "c"), "Root"));
+    ak_report rep = { 0 };
+    rep.on_message = keep_skeleton_warning;
+    skeleton_warning[0] = 0;
+    ak_options o = { sizeof o, "ifp", "x.ifp", NULL, 0 };
+    unsigned char *out;
+    size_t n;
+    ck_assert_int_eq(ak_write(reg, d, &o, &out, &n, &rep), AK_OK);
+    ck_assert_str_eq(skeleton_warning, "the skeleton (3 bones) is not carried: ifp cannot store one");
+    ak_buffer_free(reg, out);
+    skeleton_warning[0] = 0;
+    o.format = "json";
+    ck_assert_int_eq(ak_write(reg, d, &o, &out, &n, &rep), AK_OK);
+    ck_assert_str_eq(skeleton_warning, "");
+    ak_buffer_free(reg, out);
     ak_doc_free(d);
     ak_registry_free(reg);
 }
@@ -854,6 +1007,20 @@ START_TEST(test_bad_specific)
         "{\"animkit\":1,\"clips\":[{\"events\":[{\"time\":null}]}]}",
         "{\"animkit\":1,\"clips\":[{\"events\":[{\"type\":1}]}]}",
         "{\"animkit\":1,\"clips\":[{\"events\":[{\"info\":[]}]}]}",
+        "{\"animkit\":1,\"skeleton\":{}}",
+        "{\"animkit\":1,\"skeleton\":[]}",
+        "{\"animkit\":1,\"skeleton\":[1],\"clips\":[]}",
+        "{\"animkit\":1,\"skeleton\":[{\"parent\":0}],\"clips\":[]}",
+        "{\"animkit\":1,\"skeleton\":[{\"parent\":-2}],\"clips\":[]}",
+        "{\"animkit\":1,\"skeleton\":[{},{\"parent\":1}],\"clips\":[]}",
+        "{\"animkit\":1,\"skeleton\":[{\"parent\":0.0}],\"clips\":[]}",
+        "{\"animkit\":1,\"skeleton\":[{\"id\":2147483648}],\"clips\":[]}",
+        "{\"animkit\":1,\"skeleton\":[{\"hash\":-1}],\"clips\":[]}",
+        "{\"animkit\":1,\"skeleton\":[{\"rotation\":[0,0,1]}],\"clips\":[]}",
+        "{\"animkit\":1,\"skeleton\":[{\"translation\":[0,0,\"x\"]}],\"clips\":[]}",
+        "{\"animkit\":1,\"skeleton\":[{\"scale\":1}],\"clips\":[]}",
+        "{\"animkit\":1,\"skeleton\":[{\"name\":1}],\"clips\":[]}",
+        "{\"animkit\":1,\"skeleton\":[{\"props\":[]}],\"clips\":[]}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         expect_data_error(reg, bad[i], strlen(bad[i]), bad[i]);
@@ -866,6 +1033,8 @@ START_TEST(test_bad_specific)
     expect_error_at(reg, "{\"animkit\":1, \"clips\":[{\"tracks\":[{\"rotation\":[[0,0,0,0,1]],"
                          "\"rotation_raw\":[ \"0g\"]}]}]}", "\"0g");
     expect_error_at(reg, " {\"animkit\":\"1\"}", "\"1\"");
+    expect_error_at(reg, "{\"animkit\":1,\"skeleton\":[{\"name\":\"a\"},{\"parent\":0},{\"parent\": 2}]}", "2}]");
+    expect_error_at(reg, "{\"animkit\":1,\"skeleton\":[{\"name\":\"a\",\"rotation\":[0,0,0, \"w\"]}]}", "\"w\"");
 
     /* A newer schema is unsupported, not malformed. */
     ak_report rep;
@@ -1009,6 +1178,8 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_probe);
     tcase_add_test(tc, test_rich_document);
+    tcase_add_test(tc, test_skeleton);
+    tcase_add_test(tc, test_skeleton_loss_reported);
     tcase_add_test(tc, test_names_and_checks_by_hand);
     tcase_add_test(tc, test_handwritten);
     tcase_add_test(tc, test_bad_specific);

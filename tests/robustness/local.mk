@@ -7,7 +7,8 @@ ROBUST_PLUGIN_DEFS = \
 	$(if $(findstring plugins/ani/libani-impl.la,$(ALL_PLUGIN_IMPLS)),-DAK_HAVE_ANI) \
 	$(if $(findstring plugins/anm/libanm-impl.la,$(ALL_PLUGIN_IMPLS)),-DAK_HAVE_ANM) \
 	$(if $(findstring plugins/mab/libmab-impl.la,$(ALL_PLUGIN_IMPLS)),-DAK_HAVE_MAB) \
-	$(if $(findstring plugins/json/libjson-impl.la,$(ALL_PLUGIN_IMPLS)),-DAK_HAVE_JSON)
+	$(if $(findstring plugins/json/libjson-impl.la,$(ALL_PLUGIN_IMPLS)),-DAK_HAVE_JSON) \
+	$(if $(findstring plugins/dff/libdff-impl.la,$(ALL_PLUGIN_IMPLS)),-DAK_HAVE_DFF)
 ROBUST_CFLAGS = $(TEST_CFLAGS) $(ROBUST_PLUGIN_DEFS)
 ROBUST_LIBS = $(ALL_PLUGIN_IMPLS) $(TEST_LIBS)
 ROBUST_COMMON = tests/robustness/robust.c tests/robustness/robust.h

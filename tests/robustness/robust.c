@@ -20,6 +20,9 @@
 #ifdef AK_HAVE_JSON
 #include "../../plugins/json/json.h"
 #endif
+#ifdef AK_HAVE_DFF
+#include "../../plugins/dff/dff.h"
+#endif
 
 /* ---- allocator ------------------------------------------------------------ */
 
@@ -357,7 +360,7 @@ unsigned char *rb_tst_build(unsigned clips, unsigned tracks, unsigned keys, size
 
 const rb_plugin *rb_plugins(size_t *n)
 {
-    static rb_plugin list[8];
+    static rb_plugin list[16];
     size_t count = 0;
 #ifdef AK_HAVE_IFP
     list[count++] = (rb_plugin){ "ifp", ifp_codec(), { "ifp/walking_cuffed.ifp", "ifp/weapc.ifp", NULL } };
@@ -375,6 +378,9 @@ const rb_plugin *rb_plugins(size_t *n)
 #endif
 #ifdef AK_HAVE_JSON
     list[count++] = (rb_plugin){ "json", json_codec(), { NULL } };
+#endif
+#ifdef AK_HAVE_DFF
+    list[count++] = (rb_plugin){ "dff", dff_codec(), { "dff/ped_seb.dff", "dff/ped_167.dff", NULL } };
 #endif
     *n = count;
     return list;

@@ -129,7 +129,7 @@ static ak_registry *all_codecs(void)
 {
     size_t count;
     const rb_plugin *p = rb_plugins(&count);
-    const ak_codec *codecs[8];
+    const ak_codec *codecs[18]; /* tst, every plugin (at most 16), NULL */
     size_t n = 0;
     codecs[n++] = rb_tst_codec();
     for (size_t i = 0; i < count; i++)
