@@ -4,6 +4,7 @@
  * (hidden, C++-mangled), and the name-collision rule. */
 #include "testutil.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -203,6 +204,34 @@ START_TEST(own_name_wins_among_autoloaded_and_equals_are_both_named)
 }
 END_TEST
 
+/* Every in-tree plugin is built with AK_PLUGIN_ENTRY: none runs code
+ * before its ABI is known, and none makes the CLI warn on every run. */
+START_TEST(in_tree_plugins_carry_the_note)
+{
+    ak_test_tmpdir("load", dir, sizeof dir);
+    char base[PATH_MAX], text[16384] = "[animkit]\n";
+    snprintf(base, sizeof base, "%s/plugins", getenv("AK_BUILDDIR"));
+    DIR *d = opendir(base);
+    ck_assert_ptr_nonnull(d);
+    int folders = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        size_t used = strlen(text);
+        snprintf(text + used, sizeof text - used, "plugin_dir = %s/%s/.libs\n", base, e->d_name);
+        folders++;
+    }
+    closedir(d);
+    msglog l = { "" };
+    ak_registry *reg = open_config(text, &l);
+    ck_assert_int_ge(folders, 5);
+    ck_assert_uint_eq(ak_registry_count(reg), (size_t)folders);
+    ck_assert_uint_eq(ak_registry_refused_count(reg), 0);
+    ck_assert_msg(strstr(l.text, "has no animkit ABI note") == NULL, "%s", l.text);
+    ak_registry_free(reg);
+}
+END_TEST
+
 /* Loading goes through /proc/self/fd/N, a name the loader remembers after
  * N is closed and reused: registries opened while others live, and after
  * some are freed, must each get the objects their config names. */
@@ -301,6 +330,7 @@ int main(void)
     tcase_add_test(tc, config_wins_over_autoload);
     tcase_add_test(tc, own_name_wins_among_autoloaded_and_equals_are_both_named);
     tcase_add_test(tc, elf_scan_survives_damage);
+    tcase_add_test(tc, in_tree_plugins_carry_the_note);
     tcase_add_test(tc, registries_side_by_side_get_their_own_plugins);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
