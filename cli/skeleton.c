@@ -18,7 +18,9 @@ int cli_skeleton_load(cli *c)
     ak_options o = { sizeof o, NULL, c->skeleton, NULL, 0 }; /* probed, whatever --format says */
     ak_status st = ak_read_file(c->reg, c->skeleton, &o, &c->skeleton_doc, &rep);
     if (st != AK_OK) {
-        fprintf(stderr, "animkit: --skeleton: %s\n", rep.message);
+        fprintf(stderr, "animkit: --skeleton: ");
+        cli_put_text(stderr, rep.message); /* may quote names from the file */
+        fputc('\n', stderr);
         return ak_status_exit(st);
     }
     if (!c->skeleton_doc->skeleton.bone_count) {
