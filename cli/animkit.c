@@ -22,6 +22,18 @@ static const char usage_text[] =
     "  convert IN OUT [--to FORMAT] [--clip NAME]... [--force]\n"
     "                                   convert (or rewrite) a file, atomically\n"
     "  validate FILE...                 strict structural checks\n"
+    "  convert FILE|FOLDER... -o FOLDER --to FORMAT [-r] [-j N]\n"
+    "                                   convert many files, mirroring folders\n"
+    "  replace X Y --clip B [--as A]    put clip B of Y into X (as A)\n"
+    "  merge A B...                     all clips of the files in one\n"
+    "  split X -o FOLDER                one file per clip\n"
+    "  rename X OLD NEW                 rename a clip\n"
+    "  remove X NAME...                 remove clips\n"
+    "  bones X OLD=NEW... [--map FILE] [--skeleton FILE]\n"
+    "                                   rename bones, take bone ids from a skeleton\n"
+    "  retime X [--trim T0:T1] [--reverse] [--speed S] [--fps N] [--clip NAME]...\n"
+    "  diff A B [--tol T]               what differs; exit 0 equal, 1 not\n"
+    "  (edits write to -o OUT, or over X with --in-place)\n"
     "\n"
     "Options:\n"
     "  -c, --config FILE   use this config file (see animkit(1))\n"
@@ -37,6 +49,11 @@ static const char usage_text[] =
     "      --json          JSON output (formats, info, dump)\n"
     "      --raw           dump: add each key's stored bytes\n"
     "      --ticks         dump: add each key's native tick\n"
+    "  -o, --output PATH   output file (edits, merge) or folder (batch convert, split)\n"
+    "      --in-place      edits: replace the input file (atomically)\n"
+    "  -r, --recursive     folders: also their subfolders\n"
+    "  -j, --jobs N        threads for many files (default: the number of CPUs)\n"
+    "      --as, --map, --skeleton, --trim, --reverse, --speed, --tol: see COMMAND --help\n"
     "  -v, --verbose       also print warnings raised while reading\n"
     "  -h, --help          this help (or COMMAND --help)\n"
     "  -V, --version       print the version\n"
@@ -51,7 +68,7 @@ static const struct { const char *name, *help; } command_help[] = {
     { "probe", "usage: animkit probe FILE...\n"
                "Print the format that wins the probe for each file and its score (0-100),\n"
                "or why none matched. Exit 65 if any file is not recognised.\n" },
-    { "info", "usage: animkit info FILE... [--json] [-v]\n"
+    { "info", "usage: animkit info FILE|FOLDER... [--json] [-v] [-r] [-j N]\n"
               "Print format and variant, the clips, and per clip its duration, track\n"
               "count, key counts per channel, events and format notes. With --skeleton,\n"
               "per clip how many tracks matched a bone (-v: which did not); a file with\n"
@@ -60,10 +77,43 @@ static const struct { const char *name, *help; } command_help[] = {
               "Print every key and event. The JSON schema is documented in README.md.\n" },
     { "convert", "usage: animkit convert IN OUT [--to FORMAT] [--clip NAME]... [--force]\n"
                  "                       [--variant V] [--fps N] [-p KEY=VALUE]\n"
+                 "       animkit convert FILE|FOLDER... -o FOLDER --to FORMAT [-r] [-j N] [--json]\n"
+                 "The second form converts many files: folders give the files a plugin\n"
+                 "claims by extension (-r: with subfolders), outputs mirror the folders\n"
+                 "below -o with the stem kept; a failed file does not stop the others.\n"
                  "Convert IN to OUT. The output format comes from --to or OUT's extension.\n"
                  "OUT is written to a temporary file and renamed into place; an existing\n"
                  "OUT is replaced only with --force. What the target cannot hold is listed\n"
                  "as warnings. An untouched same-format conversion is byte-identical.\n" },
+    { "replace", "usage: animkit replace X Y --clip B [--as A] (-o OUT | --in-place) [--force]\n"
+                 "Put a copy of clip B of file Y into X as clip A (default: B's name): in place\n"
+                 "of X's first clip of that name (keeping its spelling), else appended. Every\n"
+                 "other clip is written back byte for byte; the copy keeps Y's stored bytes\n"
+                 "when X and Y have the same format and variant, else it is encoded afresh.\n" },
+    { "merge", "usage: animkit merge A B... -o OUT [--to FORMAT] [--force]\n"
+               "Write every clip of the files, in order, into one file. The first file's\n"
+               "header data (package name...) is kept.\n" },
+    { "split", "usage: animkit split X -o FOLDER [--to FORMAT] [--force]\n"
+               "Write each clip into FOLDER/CLIP.EXT (X's format unless --to). Names that\n"
+               "are not file names are made so; repeated names get ~2, ~3...\n" },
+    { "rename", "usage: animkit rename X OLD NEW (-o OUT | --in-place)\n"
+                "Rename the first clip named OLD (case-insensitive).\n" },
+    { "remove", "usage: animkit remove X NAME... (-o OUT | --in-place)\n"
+                "Remove the first clip of each name.\n" },
+    { "bones", "usage: animkit bones X [OLD=NEW...] [--map FILE] [--skeleton FILE] (-o OUT | --in-place)\n"
+               "Rename the bones of every track (exact names; a map file holds OLD=NEW per\n"
+               "line, '#' comments). With --skeleton, every track matched to a bone of the\n"
+               "file's skeleton (by id, name, loose name or hash) gets the bone's id.\n" },
+    { "retime", "usage: animkit retime X [--clip NAME]... [--trim T0:T1] [--reverse] [--speed S]\n"
+                "                      [--fps N] (-o OUT | --in-place)\n"
+                "Change the timing of the named clips (default all), in this order: keep\n"
+                "[T0, T1] seconds, play backwards, play S times as fast (0.5 = half speed),\n"
+                "resample at N frames per second (slerp for rotations). Keys that do not\n"
+                "change keep their stored bytes.\n" },
+    { "diff", "usage: animkit diff A B [--tol T]\n"
+              "Compare two files of any formats: clips by name, tracks by bone, keys by\n"
+              "position, within tolerance T (default 1e-9). Lists what was added, removed\n"
+              "or changed (the largest difference per channel). Exit 0 equal, 1 not.\n" },
     { "validate", "usage: animkit validate FILE...\n"
                   "Read each file strictly: the reader's warnings (stale sizes, junk tails...)\n"
                   "and structural checks (ordered times, unit quaternions, finite values).\n"
@@ -178,11 +228,23 @@ int cli_read(cli *c, const char *path, ak_doc **doc, int show_warnings)
     return rc;
 }
 
-static int add_item(const char **items, int *count, const char *value, const char *what)
+/* Appends to a list that keeps a NULL after its last item. */
+static int add_item(cli_list *list, int *count, const char ***view, const char *value)
 {
-    if (*count >= MAX_ITEMS)
-        return usage_error("too many %s", what);
-    items[(*count)++] = value;
+    if (list->count + 1 >= list->capacity) {
+        int cap = list->capacity ? list->capacity * 2 : 16;
+        const char **p = cap > list->capacity ? realloc(list->items, (size_t)cap * sizeof *p) : NULL;
+        if (!p) {
+            fprintf(stderr, "animkit: out of memory\n");
+            return EX_OSERR;
+        }
+        list->items = p;
+        list->capacity = cap;
+    }
+    list->items[list->count++] = value;
+    list->items[list->count] = NULL;
+    *count = list->count;
+    *view = list->items;
     return 0;
 }
 
@@ -198,10 +260,11 @@ static int add_param(cli *c, const char *key, const char *value)
         return usage_error("%s given too often", key);
     }
     c->owned[c->owned_count++] = p;
-    return add_item(c->params, &c->param_count, p, "parameters");
+    return add_item(&c->param_list, &c->param_count, &c->params, p);
 }
 
-enum { OPT_FORCE = 1000, OPT_JSON, OPT_RAW, OPT_TICKS, OPT_VARIANT, OPT_FPS };
+enum { OPT_FORCE = 1000, OPT_JSON, OPT_RAW, OPT_TICKS, OPT_VARIANT, OPT_FPS,
+       OPT_IN_PLACE, OPT_AS, OPT_MAP, OPT_SPEED, OPT_TRIM, OPT_REVERSE, OPT_TOL };
 
 static int parse_args(cli *c, int argc, char **argv, int *help)
 {
@@ -214,11 +277,17 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
         { "raw", no_argument, NULL, OPT_RAW },      { "ticks", no_argument, NULL, OPT_TICKS },
         { "variant", required_argument, NULL, OPT_VARIANT }, { "fps", required_argument, NULL, OPT_FPS },
         { "verbose", no_argument, NULL, 'v' },      { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },      { NULL, 0, NULL, 0 },
+        { "version", no_argument, NULL, 'V' },
+        { "output", required_argument, NULL, 'o' }, { "recursive", no_argument, NULL, 'r' },
+        { "jobs", required_argument, NULL, 'j' },   { "in-place", no_argument, NULL, OPT_IN_PLACE },
+        { "as", required_argument, NULL, OPT_AS },  { "map", required_argument, NULL, OPT_MAP },
+        { "speed", required_argument, NULL, OPT_SPEED }, { "trim", required_argument, NULL, OPT_TRIM },
+        { "reverse", no_argument, NULL, OPT_REVERSE }, { "tol", required_argument, NULL, OPT_TOL },
+        { NULL, 0, NULL, 0 },
     };
     int opt, rc;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":c:f:t:C:b:p:s:vhV", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":c:f:t:C:b:p:s:vhVo:rj:", longopts, NULL)) != -1) {
         switch (opt) {
         case 'c': c->config_file = optarg; break;
         case 'f': c->format = optarg; break;
@@ -226,13 +295,13 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
         case 'b': c->bones = optarg; break;
         case 's': c->skeleton = optarg; break;
         case 'C':
-            if ((rc = add_item(c->clips, &c->clip_count, optarg, "--clip options")))
+            if ((rc = add_item(&c->clip_list, &c->clip_count, &c->clips, optarg)))
                 return rc;
             break;
         case 'p':
             if (!strchr(optarg, '='))
                 return usage_error("-p wants KEY=VALUE, not '%s'", optarg);
-            if ((rc = add_item(c->params, &c->param_count, optarg, "parameters")))
+            if ((rc = add_item(&c->param_list, &c->param_count, &c->params, optarg)))
                 return rc;
             break;
         case OPT_VARIANT:
@@ -246,8 +315,26 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
                 return usage_error("--fps wants a positive number, not '%s'", optarg);
             if ((rc = add_param(c, "fps", optarg)))
                 return rc;
+            c->fps = optarg;
             break;
         }
+        case 'j': {
+            char *end;
+            long j = strtol(optarg, &end, 10);
+            if (end == optarg || *end || j < 1 || j > 1024)
+                return usage_error("-j wants a number of threads from 1 to 1024, not '%s'", optarg);
+            c->jobs = (int)j;
+            break;
+        }
+        case 'o': c->output = optarg; break;
+        case 'r': c->recursive = 1; break;
+        case OPT_IN_PLACE: c->in_place = 1; break;
+        case OPT_AS: c->as = optarg; break;
+        case OPT_MAP: c->map = optarg; break;
+        case OPT_SPEED: c->speed = optarg; break;
+        case OPT_TRIM: c->trim = optarg; break;
+        case OPT_REVERSE: c->reverse = 1; break;
+        case OPT_TOL: c->tol = optarg; break;
         case OPT_FORCE: c->force = 1; break;
         case OPT_JSON: c->json = 1; break;
         case OPT_RAW: c->raw = 1; break;
@@ -264,10 +351,9 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
     for (int i = optind; i < argc; i++) {
         if (!c->command)
             c->command = argv[i];
-        else if ((rc = add_item(c->args, &c->arg_count, argv[i], "arguments")))
+        else if ((rc = add_item(&c->arg_list, &c->arg_count, &c->args, argv[i])))
             return rc;
     }
-    c->params[c->param_count] = NULL;
     return 0;
 }
 
@@ -300,6 +386,9 @@ int main(int argc, char **argv)
     static const struct { const char *name; int (*run)(cli *); } commands[] = {
         { "formats", cmd_formats }, { "probe", cmd_probe },     { "info", cmd_info },
         { "dump", cmd_dump },       { "convert", cmd_convert }, { "validate", cmd_validate },
+        { "replace", cmd_replace }, { "merge", cmd_merge },     { "split", cmd_split },
+        { "rename", cmd_rename },   { "remove", cmd_remove },   { "bones", cmd_bones },
+        { "retime", cmd_retime },   { "diff", cmd_diff },
     };
     int (*run)(cli *) = NULL;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
@@ -319,5 +408,8 @@ int main(int argc, char **argv)
     free(c.bone_names);
     for (int i = 0; i < c.owned_count; i++)
         free(c.owned[i]);
+    free(c.clip_list.items);
+    free(c.param_list.items);
+    free(c.arg_list.items);
     return rc;
 }

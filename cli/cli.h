@@ -6,7 +6,11 @@
 
 #include <stdio.h>
 
-#define MAX_ITEMS 256
+/* A growing list of argument strings (owned by argv or c->owned). */
+typedef struct cli_list {
+    const char **items; /* NULL-terminated when count > 0 */
+    int count, capacity;
+} cli_list;
 
 typedef struct cli {
     const char *command;
@@ -14,11 +18,11 @@ typedef struct cli {
     const char *format;   /* --format: force the input format */
     const char *to;       /* --to: output format */
     const char *bones;    /* --bones: bone-name dictionary */
-    const char *clips[MAX_ITEMS];
+    const char **clips;
     int clip_count;
-    const char *params[MAX_ITEMS + 1]; /* -p key=value, --variant, --fps */
+    const char **params; /* -p key=value, --variant, --fps; NULL-terminated */
     int param_count;
-    const char *args[MAX_ITEMS];       /* positional arguments after the command */
+    const char **args;   /* positional arguments after the command */
     int arg_count;
     int json, raw, ticks, force, verbose;
     ak_registry *reg;
@@ -26,8 +30,16 @@ typedef struct cli {
     int owned_count;
     char **bone_names;
     size_t bone_name_count;
-    const char *skeleton;  /* --skeleton: a file whose skeleton is attached */
-    ak_doc *skeleton_doc;  /* that file, read once */
+    /* Batch and edit commands (cli/batch.c, cli/edit.c). */
+    cli_list clip_list, param_list, arg_list; /* the storage behind clips, params, args */
+    const char *output;   /* -o, --output: file or folder */
+    const char *as;       /* --as NAME: replace */
+    const char *map;      /* --map FILE: bones */
+    const char *skeleton; /* --skeleton FILE: a file whose skeleton is attached */
+    ak_doc *skeleton_doc; /* that file, read once */
+    const char *speed, *trim, *fps, *tol; /* retime / diff values, checked by the command */
+    int in_place, recursive, reverse;
+    int jobs;             /* -j N; 0 = one per CPU */
 } cli;
 
 /* Prints a message the way every command does. */
@@ -66,5 +78,26 @@ int cmd_info(cli *c);
 int cmd_dump(cli *c);
 int cmd_convert(cli *c);
 int cmd_validate(cli *c);
+
+/* commands.c: one file's info / text dump, printed to stdout. */
+void info_text(const char *path, const ak_doc *doc, int verbose);
+void info_json(const char *path, const ak_doc *doc, int first);
+int dump_text(const ak_doc *doc, const char *clip_name, int ticks);
+
+/* batch.c: many files and folders, in parallel, output in input order. */
+int cmd_batch_convert(cli *c);
+int batch_info(cli *c);
+int batch_dump(cli *c);
+int batch_validate(cli *c);
+
+/* edit.c: the edit commands. */
+int cmd_replace(cli *c);
+int cmd_merge(cli *c);
+int cmd_split(cli *c);
+int cmd_rename(cli *c);
+int cmd_remove(cli *c);
+int cmd_bones(cli *c);
+int cmd_retime(cli *c);
+int cmd_diff(cli *c);
 
 #endif

@@ -139,7 +139,7 @@ static void print_clip_props(const ak_clip *clip)
     }
 }
 
-static void info_text(const char *path, const ak_doc *doc, int verbose)
+void info_text(const char *path, const ak_doc *doc, int verbose)
 {
     ak_doc_stats s;
     ak_doc_stats_get(doc, &s);
@@ -185,7 +185,7 @@ static void info_text(const char *path, const ak_doc *doc, int verbose)
         cli_skeleton_tree(doc);
 }
 
-static void info_json(const char *path, const ak_doc *doc, int first)
+void info_json(const char *path, const ak_doc *doc, int first)
 {
     ak_doc_stats s;
     ak_doc_stats_get(doc, &s);
@@ -229,29 +229,8 @@ static void info_json(const char *path, const ak_doc *doc, int first)
 
 int cmd_info(cli *c)
 {
-    int rc = need_args(c, 1, -1, "info FILE... [--json]");
-    if (rc)
-        return rc;
-    int first = 1;
-    if (c->json)
-        printf("[");
-    for (int i = 0; i < c->arg_count; i++) {
-        ak_doc *doc;
-        int r = cli_read(c, c->args[i], &doc, c->verbose);
-        if (r) {
-            rc = cli_worse(rc, r);
-            continue;
-        }
-        if (c->json)
-            info_json(c->args[i], doc, first);
-        else
-            info_text(c->args[i], doc, c->verbose);
-        first = 0;
-        ak_doc_free(doc);
-    }
-    if (c->json)
-        printf("]\n");
-    return rc;
+    int rc = need_args(c, 1, -1, "info FILE|FOLDER... [--json] [-r] [-j N]");
+    return rc ? rc : batch_info(c);
 }
 
 static void dump_channel(const ak_channel *ch, ak_channel_kind kind, int ticks)
@@ -269,7 +248,7 @@ static void dump_channel(const ak_channel *ch, ak_channel_kind kind, int ticks)
     }
 }
 
-static int dump_text(const ak_doc *doc, const char *clip_name, int ticks)
+int dump_text(const ak_doc *doc, const char *clip_name, int ticks)
 {
     printf("format ");
     cli_put_text(stdout, doc->format);
@@ -313,33 +292,14 @@ static int dump_text(const ak_doc *doc, const char *clip_name, int ticks)
 
 int cmd_dump(cli *c)
 {
-    int rc = need_args(c, 1, 1, "dump FILE [--json] [--clip NAME]");
+    int rc = need_args(c, 1, -1, "dump FILE|FOLDER... [--json] [--clip NAME]");
     if (rc)
         return rc;
     if (c->clip_count > 1) {
         fprintf(stderr, "animkit: dump takes one --clip\n");
         return EX_USAGE;
     }
-    ak_doc *doc;
-    rc = cli_read(c, c->args[0], &doc, c->verbose);
-    if (rc)
-        return rc;
-    const char *clip = c->clip_count ? c->clips[0] : NULL;
-    if (clip && !ak_doc_find_clip(doc, clip)) {
-        fprintf(stderr, "animkit: %s: no clip named '%s'\n", c->args[0], clip);
-        ak_doc_free(doc);
-        return EX_DATAERR;
-    }
-    if (c->json) {
-        unsigned flags = (c->raw ? AK_JSON_RAW : 0) | (c->ticks ? AK_JSON_TICKS : 0);
-        /* Only the first clip of that name, as lookups do. */
-        rc = ak_doc_write_json(doc, clip ? ak_doc_find_clip(doc, clip)->name : NULL, flags, stdout) == AK_OK
-                 ? 0 : EX_IOERR;
-    } else {
-        rc = dump_text(doc, clip, c->ticks);
-    }
-    ak_doc_free(doc);
-    return rc;
+    return batch_dump(c);
 }
 
 /* Keeps only the clips named by --clip (each name: its first match). */
@@ -347,14 +307,12 @@ static int select_clips(cli *c, ak_doc *doc, const char *path)
 {
     if (!c->clip_count)
         return 0;
-    unsigned char *keep = calloc(doc->clip_count ? doc->clip_count : 1, 1);
-    if (!keep) {
-        fprintf(stderr, "animkit: out of memory\n");
+    unsigned char *keep = calloc(doc->clip_count + 1, 1);
+    if (!keep)
         return EX_OSERR;
-    }
     for (int i = 0; i < c->clip_count; i++) {
-        ak_clip *clip = ak_doc_find_clip(doc, c->clips[i]);
-        if (!clip) {
+        long k = ak_doc_clip_index(doc, c->clips[i]);
+        if (k < 0) {
             fprintf(stderr, "animkit: ");
             cli_put_text(stderr, path);
             fprintf(stderr, ": no clip named '");
@@ -363,9 +321,7 @@ static int select_clips(cli *c, ak_doc *doc, const char *path)
             free(keep);
             return EX_DATAERR;
         }
-        for (size_t k = 0; k < doc->clip_count; k++)
-            if (doc->clips[k] == clip)
-                keep[k] = 1;
+        keep[k] = 1;
     }
     for (size_t k = doc->clip_count; k-- > 0;)
         if (!keep[k])
@@ -376,6 +332,8 @@ static int select_clips(cli *c, ak_doc *doc, const char *path)
 
 int cmd_convert(cli *c)
 {
+    if (c->output || c->arg_count != 2)
+        return cmd_batch_convert(c);
     int rc = need_args(c, 2, 2, "convert IN OUT [--to FORMAT] [--clip NAME]... [--force]");
     if (rc)
         return rc;
@@ -396,48 +354,8 @@ int cmd_convert(cli *c)
     return rc;
 }
 
-typedef struct tally {
-    unsigned errors, warnings;
-} tally;
-
-static void count_and_print(void *user, const ak_message *msg)
-{
-    tally *t = user;
-    if (msg->severity == AK_ERROR)
-        t->errors++;
-    else if (msg->severity == AK_WARNING)
-        t->warnings++;
-    cli_print_message(NULL, msg);
-}
-
 int cmd_validate(cli *c)
 {
-    int rc = need_args(c, 1, -1, "validate FILE...");
-    if (rc)
-        return rc;
-    for (int i = 0; i < c->arg_count; i++) {
-        tally t = { 0, 0 };
-        ak_report rep = { 0 };
-        rep.on_message = count_and_print;
-        rep.user = &t;
-        ak_options o = { sizeof o, c->format, c->args[i], c->params, 0 };
-        ak_doc *doc = NULL;
-        ak_status st = ak_read_file(c->reg, c->args[i], &o, &doc, &rep);
-        if (st == AK_OK) {
-            int r = cli_skeleton_attach(c, doc, c->args[i]);
-            if (r)
-                rc = cli_worse(rc, r);
-            else
-                ak_doc_validate(doc, c->args[i], &rep);
-            ak_doc_free(doc);
-        }
-        cli_put_text(stdout, c->args[i]);
-        printf(": %s, %u error%s, %u warning%s\n", t.errors ? "INVALID" : "valid", t.errors,
-               t.errors == 1 ? "" : "s", t.warnings, t.warnings == 1 ? "" : "s");
-        if (st != AK_OK)
-            rc = cli_worse(rc, ak_status_exit(st));
-        else if (t.errors)
-            rc = cli_worse(rc, EX_DATAERR);
-    }
-    return rc;
+    int rc = need_args(c, 1, -1, "validate FILE|FOLDER... [-r] [-j N] [--json]");
+    return rc ? rc : batch_validate(c);
 }

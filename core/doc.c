@@ -609,7 +609,7 @@ int64_t ak_prop_int(const ak_props *props, const char *key, int64_t fallback)
     return p && p->type == AK_PROP_INT ? p->i : fallback;
 }
 
-static ak_status copy_props(ak_doc *to, ak_props *dst, const ak_props *src)
+ak_status ak_copy_props(ak_doc *to, ak_props *dst, const ak_props *src)
 {
     for (size_t i = 0; i < src->count; i++) {
         const ak_prop *p = &src->items[i];
@@ -656,10 +656,10 @@ static ak_status copy_track(ak_clip *to, const ak_track *src)
             }
         }
     }
-    return copy_props(to->doc, &t->props, &src->props);
+    return ak_copy_props(to->doc, &t->props, &src->props);
 }
 
-static ak_status copy_clip(ak_doc *to, const ak_clip *src)
+ak_status ak_copy_clip(ak_doc *to, const ak_clip *src)
 {
     ak_clip *c = ak_clip_add(to, src->name);
     if (!c)
@@ -673,10 +673,10 @@ static ak_status copy_clip(ak_doc *to, const ak_clip *src)
     for (size_t i = 0; i < src->event_count; i++) {
         const ak_event *se = &src->events[i];
         ak_event *e = ak_event_add(c, se->time, se->type, se->info);
-        if (!e || copy_props(to, &e->props, &se->props) != AK_OK)
+        if (!e || ak_copy_props(to, &e->props, &se->props) != AK_OK)
             return AK_E_NOMEM;
     }
-    return copy_props(to, &c->props, &src->props);
+    return ak_copy_props(to, &c->props, &src->props);
 }
 
 ak_status ak_doc_copy_skeleton(ak_doc *to, const ak_skeleton *src)
@@ -690,7 +690,7 @@ ak_status ak_doc_copy_skeleton(ak_doc *to, const ak_skeleton *src)
         *b = *sb;
         b->name = name;
         memset(&b->props, 0, sizeof b->props);
-        ak_status st = copy_props(to, &b->props, &sb->props);
+        ak_status st = ak_copy_props(to, &b->props, &sb->props);
         if (st != AK_OK)
             return st;
     }
@@ -704,9 +704,9 @@ ak_doc *ak_doc_clone(const ak_doc *doc)
         return NULL;
     ak_status st = ak_doc_set_format(copy, doc->format, doc->variant);
     for (size_t i = 0; st == AK_OK && i < doc->clip_count; i++)
-        st = copy_clip(copy, doc->clips[i]);
+        st = ak_copy_clip(copy, doc->clips[i]);
     if (st == AK_OK)
-        st = copy_props(copy, &copy->props, &doc->props);
+        st = ak_copy_props(copy, &copy->props, &doc->props);
     if (st == AK_OK)
         st = ak_doc_copy_skeleton(copy, &doc->skeleton);
     if (st != AK_OK) {

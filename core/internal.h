@@ -59,6 +59,11 @@ ak_doc *ak_doc_new_with(const ak_allocator *allocator, size_t limit);
 void ak_doc_attach_job(ak_doc *doc, ak_job *job, size_t limit);
 /* Appends copies of `src`'s bones (with their props) to `to`'s skeleton. */
 ak_status ak_doc_copy_skeleton(ak_doc *to, const ak_skeleton *src);
+/* Copies props into `to`'s props list `dst`. */
+ak_status ak_copy_props(ak_doc *to, ak_props *dst, const ak_props *src);
+/* Appends a deep copy of `src` (keys with their stored bytes and state)
+ * to `to`. On failure the partial clip stays appended. */
+ak_status ak_copy_clip(ak_doc *to, const ak_clip *src);
 /* Frees every bone; the document then has no skeleton. */
 void ak_doc_clear_skeleton(ak_doc *doc);
 /* The skeleton's part of ak_doc_validate: parents, cycles, duplicate names

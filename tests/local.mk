@@ -100,6 +100,17 @@ tests_core_test_threads_SOURCES = tests/core/test_threads.c examples/plugin/akm.
 tests_core_test_threads_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_threads_LDADD = $(TEST_LIBS)
 
+# Editing and batch work (issue 14): the editing API on ANP3 byte ranges,
+# retime and diff; the CLI's batch mode over the corpus and many files.
+check_PROGRAMS += tests/core/test_edit tests/core/test_batch
+TESTS += tests/core/test_edit tests/core/test_batch
+tests_core_test_edit_SOURCES = tests/core/test_edit.c
+tests_core_test_edit_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_edit_LDADD = plugins/ifp/libifp-impl.la $(TEST_LIBS) -lm
+tests_core_test_batch_SOURCES = tests/core/test_batch.c
+tests_core_test_batch_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_batch_LDADD = $(TEST_LIBS) -lutil
+
 # Folders the tests make for configs and plugins (see ak_test_tmpdir).
 clean-local: clean-test-tmp
 clean-test-tmp:

@@ -388,6 +388,115 @@ AK_API size_t ak_path_stem(const char *path, char *buf, size_t size);
 AK_API uint32_t ak_crc32(const void *data, size_t size);
 
 /* ------------------------------------------------------------------------
+ * Editing (API 1.2): what the CLI's replace, merge, split, rename, remove,
+ * bones, retime and diff commands do, for hosts and scripts alike.
+ * Untouched keys keep their stored bytes, so that a writer of the same
+ * format and variant re-emits them bit for bit; edited keys are marked so
+ * that writers encode them afresh.
+ * ------------------------------------------------------------------------ */
+
+/* Index of the first clip named `name` (case-insensitive, as
+ * ak_doc_find_clip), or -1. */
+AK_API long ak_doc_clip_index(const ak_doc *doc, const char *name);
+/*
+ * Puts a deep copy of `src` (a clip of any document, `doc` included) into
+ * `doc` under `name` (NULL = src's name): in place of the first clip of
+ * that name (case-insensitive; the copy takes that clip's spelling), else
+ * appended. When src's document has the same format and
+ * variant as `doc` (or `doc` is new, format ""), the copy keeps every key's
+ * stored bytes and state and the clip's props: a same-format write emits
+ * it as the donor file held it. Otherwise the copied keys lose their
+ * stored bytes (writers encode them) and props in src's format namespace
+ * ("ifp." for an ifp clip) are dropped, since they describe the other
+ * variant's layout. `index` (may be NULL) receives the clip's position.
+ * On failure `doc` is unchanged.
+ */
+AK_API ak_status ak_doc_put_clip(ak_doc *doc, const ak_clip *src, const char *name, size_t *index);
+/* Appends copies of every clip of `src` to `doc` (ak_doc_put_clip's rules
+ * for stored bytes, but never replacing: clips of equal names are all
+ * kept, as packages hold them). A new document (format "") takes src's
+ * format, variant, props and skeleton. On failure `doc` keeps the clips
+ * merged so far; free it. */
+AK_API ak_status ak_doc_merge(ak_doc *doc, const ak_doc *src);
+/* A new document with only clip `index` of `doc`, and doc's format,
+ * variant, props and skeleton (so a package splits into files of its own
+ * format). NULL when out of memory or `index` is out of range. */
+AK_API ak_doc *ak_doc_extract_clip(const ak_doc *doc, size_t index);
+
+/* Renames bones: every track whose bone is from[i] (exact match) gets
+ * to[i]; a track that also stores a bone hash gets the CRC-32 of the new
+ * name (the convention of the hashing formats). Pairs apply in one pass
+ * (a->b, b->a swaps). Returns the number of tracks renamed, or
+ * (size_t)-1 when out of memory (some tracks may be renamed). */
+AK_API size_t ak_doc_rename_bones(ak_doc *doc, const char *const *from, const char *const *to,
+                                  size_t count);
+/* Attaches a copy of `skeleton`'s bones to `doc` (ak_doc_attach_skeleton:
+ * by id, name, loose name, hash) and gives every matched track the id of
+ * its bone, when the bone has one, so that a game that finds bones by id
+ * finds them. Names are kept. `assigned` (may be NULL) receives the number
+ * of tracks that got an id. */
+AK_API ak_status ak_doc_assign_bone_ids(ak_doc *doc, const ak_doc *skeleton, size_t *assigned);
+
+/* How to retime a clip; fields apply in this order: trim, reverse, speed,
+ * resample. Zero-initialise, set struct_size, then what is wanted. */
+typedef struct ak_retime {
+    uint32_t struct_size;
+    int trim;          /* 1: keep [t0, t1] (seconds) and start it at 0 */
+    double t0, t1;
+    int reverse;       /* 1: play backwards (time -> duration - time) */
+    double speed;      /* playback speed factor (> 0; 0 or 1 = unchanged):
+                          times and the duration are divided by it */
+    double fps;        /* > 0: resample every channel at 1/fps steps from 0
+                          to the duration (slerp for rotations, lerp for
+                          translation and scale, the previous key for
+                          visibility); a key already within 1e-6 s of a step
+                          is kept as it is */
+} ak_retime;
+/* Retimes every track and event of `clip`. Keys whose time or value
+ * changes are re-encoded by writers; ticks follow times when the clip has
+ * a tick rate. speed 1, and fps equal to the rate the keys already lie on,
+ * change nothing. AK_E_USAGE for a bad range or factor; after AK_E_NOMEM
+ * the clip may be partly retimed (retime a copy to keep the original). */
+AK_API ak_status ak_clip_retime(ak_clip *clip, const ak_retime *how);
+
+/* What ak_doc_diff found, one entry per difference. */
+typedef enum ak_diff_kind {
+    AK_DIFF_CLIP_ADDED = 0,   /* only in b */
+    AK_DIFF_CLIP_REMOVED = 1, /* only in a */
+    AK_DIFF_DURATION = 2,     /* clip durations differ by more than tol */
+    AK_DIFF_TRACK_ADDED = 3,
+    AK_DIFF_TRACK_REMOVED = 4,
+    AK_DIFF_KEY_COUNT = 5,    /* a channel has count_a keys in a, count_b in b */
+    AK_DIFF_KEYS = 6,         /* same count, values or times differ by more than tol */
+    AK_DIFF_EVENTS = 7,       /* the clips' events differ */
+    AK_DIFF_KIND_MAX_ = INT32_MAX
+} ak_diff_kind;
+
+typedef struct ak_diff_entry {
+    ak_diff_kind kind;
+    const char *clip;        /* clip name (from a, or b for an added clip) */
+    const char *bone;        /* track's bone name (or "#hash"/"#id"), NULL for clip entries */
+    ak_channel_kind channel; /* AK_DIFF_KEY_COUNT and AK_DIFF_KEYS */
+    size_t count_a, count_b; /* keys (AK_DIFF_KEY_COUNT) or events (AK_DIFF_EVENTS) */
+    size_t key;              /* AK_DIFF_KEYS: index of the key with the largest difference */
+    int component;           /* that key's component: 0-3 a value, -1 the time */
+    double max_diff;         /* that largest absolute difference (durations too) */
+} ak_diff_entry;
+
+typedef struct ak_diff {
+    size_t count;
+    ak_diff_entry *entries;  /* strings point into the diffed documents */
+} ak_diff;
+
+/* Compares two documents (any formats): clips by name (the n-th clip of a
+ * name in a with the n-th of that name in b), tracks by bone name (else
+ * hash, else id), keys by position; times and values are equal when they
+ * differ by at most `tol` (a quaternion and its negation are one rotation).
+ * Free the result with ak_diff_free; count 0 means equal. */
+AK_API ak_status ak_doc_diff(const ak_doc *a, const ak_doc *b, double tol, ak_diff **out);
+AK_API void ak_diff_free(ak_diff *diff);
+
+/* ------------------------------------------------------------------------
  * The registry of codecs.
  * ------------------------------------------------------------------------ */
 typedef struct ak_registry ak_registry;

@@ -33,6 +33,11 @@
  *                    ak_doc_validate() checks skeletons; ak_read() ties
  *                    the tracks of a file that carries its own skeleton;
  *                    JSON schema 1 (and the json plugin) carry skeletons.
+ *                    Editing: ak_doc_clip_index(), ak_doc_put_clip(),
+ *                    ak_doc_merge(), ak_doc_extract_clip(),
+ *                    ak_doc_rename_bones(), ak_doc_assign_bone_ids(),
+ *                    ak_retime + ak_clip_retime(), ak_diff_* + ak_doc_diff(),
+ *                    ak_diff_free().
  *                    1.0 and 1.1 plugins keep loading.
  *                    AK_PLUGIN_ENTRY() and its ELF note (ak_plugin_note),
  *                    read before loading; AK_REG_UNSAFE_PLUGINS.

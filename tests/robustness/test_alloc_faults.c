@@ -201,6 +201,98 @@ START_TEST(t_tst_clone)
 }
 END_TEST
 
+/* ---- the editing calls (issue 14) ----------------------------------------- */
+
+enum { EDIT_PUT, EDIT_MERGE, EDIT_EXTRACT, EDIT_RETIME, EDIT_BONES, EDIT_OPS };
+
+/* Runs one edit on `doc`; 1 if it succeeded. A failed put_clip must leave
+ * the document as it was. */
+static int run_edit(int op, ak_doc *doc)
+{
+    size_t clips = doc->clip_count;
+    switch (op) {
+    case EDIT_PUT: {
+        ak_status st = ak_doc_put_clip(doc, doc->clips[1], "a new name", NULL);
+        ck_assert(st == AK_OK || (is_nomem(st) && doc->clip_count == clips));
+        return st == AK_OK;
+    }
+    case EDIT_MERGE: {
+        ak_doc *one = ak_doc_extract_clip(doc, 0);
+        if (!one)
+            return 0;
+        ak_status st = ak_doc_merge(one, doc);
+        ak_doc_free(one);
+        ck_assert(st == AK_OK || is_nomem(st));
+        return st == AK_OK;
+    }
+    case EDIT_EXTRACT: {
+        ak_doc *one = ak_doc_extract_clip(doc, 1);
+        ak_doc_free(one);
+        return one != NULL;
+    }
+    case EDIT_RETIME: {
+        ak_retime h;
+        memset(&h, 0, sizeof h);
+        h.struct_size = sizeof h;
+        h.trim = 1;
+        h.t0 = 0.1;
+        h.t1 = 0.5;
+        h.fps = 60;
+        ak_status st = ak_clip_retime(doc->clips[0], &h);
+        ck_assert(st == AK_OK || is_nomem(st));
+        return st == AK_OK;
+    }
+    default: {
+        const char *from[] = { "bone0", "bone1" }, *to[] = { "renamed bone 0", "renamed bone 1" };
+        return ak_doc_rename_bones(doc, from, to, 2) != (size_t)-1;
+    }
+    }
+}
+
+/* Fails every allocation of each editing call in turn: a clean error, and
+ * nothing leaked once the document is freed. */
+START_TEST(t_tst_edit)
+{
+    size_t n;
+    unsigned char *bytes = rb_tst_build(2, 3, 20, &n);
+    rb_alloc st = { 0 };
+    const ak_codec *codecs[] = { rb_tst_codec(), NULL };
+    ak_registry *reg = rb_registry(&st, codecs);
+    long base = st.live;
+    ak_options o = { sizeof o, "tst", "edit.tst", NULL, 0 };
+    for (int op = 0; op < EDIT_OPS; op++) {
+        long needed = 0;
+        long tried = 0;
+        for (long k = 0;; k = next_n(k, needed), tried++) {
+            ak_report rep = { 0 };
+            ak_doc *doc = NULL;
+            rb_alloc_arm(&st, 0);
+            ck_assert_int_eq(ak_read(reg, bytes, n, &o, &doc, &rep), AK_OK);
+            rb_alloc_arm(&st, k);
+            int ok = run_edit(op, doc);
+            long calls = st.calls, refused = st.refused;
+            ak_doc_free(doc);
+            ck_assert_msg(st.live == base, "edit %d, allocation %ld refused: %ld blocks leaked", op, k, st.live - base);
+            if (k == 0) {
+                ck_assert_msg(ok, "edit %d fails without a refused allocation", op);
+                needed = calls;
+                if (needed == 0) /* it fitted in memory the document held */
+                    break;
+                continue;
+            }
+            ck_assert_msg(!ok || !refused, "edit %d succeeded although allocation %ld was refused", op, k);
+            if (!refused)
+                break;
+            ck_assert(k <= needed + 1);
+        }
+        printf("edit %d: %ld allocation calls, each failed in turn\n", op, tried ? needed : 0);
+    }
+    ak_registry_free(reg);
+    ck_assert_int_eq(st.live, 0);
+    free(bytes);
+}
+END_TEST
+
 /* The counting allocator itself: a refused call must show as refused, and
  * a leak must show in `live` (so that the sweeps above can fail). */
 START_TEST(t_allocator_counts)
@@ -388,6 +480,7 @@ int main(void)
     tcase_add_test(tc, t_tst_read);
     tcase_add_test(tc, t_tst_write);
     tcase_add_test(tc, t_tst_clone);
+    tcase_add_test(tc, t_tst_edit);
     tcase_add_test(tc, t_registry_open);
     tcase_add_test(tc, t_registry_config);
     suite_add_tcase(s, tc);
