@@ -131,7 +131,9 @@ void cli_print_message(void *user, const ak_message *msg)
     (void)user;
     char line[1200];
     ak_message_format(msg, line, sizeof line);
-    fprintf(stderr, "animkit: %s\n", line);
+    fprintf(stderr, "animkit: ");
+    cli_put_text(stderr, line); /* messages quote names from the file */
+    fputc('\n', stderr);
 }
 
 static int show_command_help(const char *name)
@@ -213,8 +215,11 @@ int cli_read(cli *c, const char *path, ak_doc **doc, int show_warnings)
     ak_options o = { sizeof o, c->format, path, c->params, 0, c->strict ? AK_READ_STRICT : 0 };
     ak_status st = ak_read_file(c->reg, path, &o, doc, &rep);
     if (st != AK_OK) {
-        if (!show_warnings)
-            fprintf(stderr, "animkit: %s\n", rep.message);
+        if (!show_warnings) {
+            fprintf(stderr, "animkit: ");
+            cli_put_text(stderr, rep.message);
+            fputc('\n', stderr);
+        }
         return ak_status_exit(st);
     }
     if (c->bone_name_count)
@@ -373,6 +378,7 @@ static int open_registry(cli *c)
 
 int main(int argc, char **argv)
 {
+    cli_check_stdout_at_exit();
     cli c;
     memset(&c, 0, sizeof c);
     int help = 0;

@@ -264,8 +264,11 @@ static void log_message(void *user, const ak_message *msg)
     if (msg->severity == AK_ERROR || lg->show_warnings) {
         char line[1200];
         ak_message_format(msg, line, sizeof line);
-        if (lg->it->logf)
-            fprintf(lg->it->logf, "animkit: %s\n", line);
+        if (lg->it->logf) {
+            fprintf(lg->it->logf, "animkit: ");
+            cli_put_text(lg->it->logf, line); /* messages quote names from the file */
+            fputc('\n', lg->it->logf);
+        }
     }
 }
 
@@ -509,12 +512,19 @@ static void dump_emit(batch *b, item *it)
     const char *clip = c->clip_count ? c->clips[0] : NULL;
     if (clip && !ak_doc_find_clip(it->doc, clip)) {
         clear_bar(b);
-        fprintf(stderr, "animkit: %s: no clip named '%s'\n", it->path, clip);
+        fprintf(stderr, "animkit: ");
+        cli_put_text(stderr, it->path);
+        fprintf(stderr, ": no clip named '");
+        cli_put_text(stderr, clip);
+        fprintf(stderr, "'\n");
         it->rc = EX_DATAERR;
         return;
     }
-    if (b->count > 1 && !c->json)
-        printf("file %s\n", it->path);
+    if (b->count > 1 && !c->json) {
+        printf("file ");
+        cli_put_text(stdout, it->path);
+        printf("\n");
+    }
     if (c->json) {
         unsigned flags = (c->raw ? AK_JSON_RAW : 0) | (c->ticks ? AK_JSON_TICKS : 0);
         /* Only the first clip of that name, as lookups do. */
@@ -555,7 +565,8 @@ static void validate_emit(batch *b, item *it)
     }
     emit_log(b, it);
     clear_bar(b);
-    printf("%s: %s, %u error%s, %u warning%s\n", it->path, it->errors ? "INVALID" : "valid", it->errors,
+    cli_put_text(stdout, it->path);
+    printf(": %s, %u error%s, %u warning%s\n", it->errors ? "INVALID" : "valid", it->errors,
            it->errors == 1 ? "" : "s", it->warnings, it->warnings == 1 ? "" : "s");
 }
 

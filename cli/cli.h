@@ -4,6 +4,8 @@
 
 #include <animkit/plugin.h>
 
+#include <stdio.h>
+
 /* A growing list of argument strings (owned by argv or c->owned). */
 typedef struct cli_list {
     const char **items; /* NULL-terminated when count > 0 */
@@ -45,6 +47,14 @@ void cli_print_message(void *user, const ak_message *msg);
 /* Reads a file, naming bones from the dictionary; prints the error and
  * returns its exit code, or 0. */
 int cli_read(cli *c, const char *path, ak_doc **doc, int show_warnings);
+/* Prints text from an input file with control characters as \xNN
+ * (textout.c). */
+void cli_put_text(FILE *out, const char *s);
+/* A number for JSON output; NaN and infinities as strings. */
+void cli_json_double(double v);
+/* Makes the exit status 74 when standard output could not be written
+ * (stdout.c). */
+void cli_check_stdout_at_exit(void);
 /* The larger (worse) of two exit codes. */
 int cli_worse(int a, int b);
 

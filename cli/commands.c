@@ -122,12 +122,17 @@ int cmd_probe(cli *c)
         if (st == AK_OK) {
             ak_probe_result pr;
             st = ak_probe(c->reg, f.data, f.size, c->args[i], &pr, &rep);
-            if (st == AK_OK)
-                printf("%s: %s (score %d)\n", c->args[i], pr.codec->name, pr.score);
+            if (st == AK_OK) {
+                cli_put_text(stdout, c->args[i]);
+                printf(": %s (score %d)\n", pr.codec->name, pr.score);
+            }
             ak_file_unmap(&f);
         }
         if (st != AK_OK) {
-            printf("%s: %s\n", c->args[i], rep.text);
+            cli_put_text(stdout, c->args[i]);
+            printf(": ");
+            cli_put_text(stdout, rep.text);
+            printf("\n");
             rc = cli_worse(rc, ak_status_exit(st));
         }
     }
@@ -140,8 +145,10 @@ static void print_clip_props(const ak_clip *clip)
         const ak_prop *p = &clip->props.items[i];
         if (p->type == AK_PROP_INT)
             printf(" %s=%lld", p->key, (long long)p->i);
-        else if (p->type == AK_PROP_STRING)
-            printf(" %s=%s", p->key, (const char *)p->data);
+        else if (p->type == AK_PROP_STRING) {
+            printf(" %s=", p->key);
+            cli_put_text(stdout, (const char *)p->data);
+        }
     }
 }
 
@@ -149,8 +156,12 @@ void info_text(const char *path, const ak_doc *doc, int verbose)
 {
     ak_doc_stats s;
     ak_doc_stats_get(doc, &s);
-    printf("%s: %s%s%s, %zu clip%s, %zu tracks, %zu keys, %zu events\n", path, doc->format,
-           doc->variant[0] ? " " : "", doc->variant, s.clips, s.clips == 1 ? "" : "s", s.tracks,
+    cli_put_text(stdout, path);
+    printf(": ");
+    cli_put_text(stdout, doc->format);
+    printf("%s", doc->variant[0] ? " " : "");
+    cli_put_text(stdout, doc->variant);
+    printf(", %zu clip%s, %zu tracks, %zu keys, %zu events\n", s.clips, s.clips == 1 ? "" : "s", s.tracks,
            s.keys[0] + s.keys[1] + s.keys[2] + s.keys[3], s.events);
     if (s.hashes)
         printf("  bone hashes: %zu, resolved to names: %zu\n", s.hashes, s.hashes_named);
@@ -158,7 +169,9 @@ void info_text(const char *path, const ak_doc *doc, int verbose)
         const ak_clip *clip = doc->clips[i];
         ak_doc_stats cs;
         ak_clip_stats_get(clip, &cs);
-        printf("  clip \"%s\": %.4g s", clip->name, clip->duration);
+        printf("  clip \"");
+        cli_put_text(stdout, clip->name);
+        printf("\": %.4g s", clip->duration);
         if (clip->frame_rate > 0)
             printf(" at %.4g fps", clip->frame_rate);
         printf(", %zu tracks, keys:", cs.tracks);
@@ -172,8 +185,13 @@ void info_text(const char *path, const ak_doc *doc, int verbose)
         if (verbose)
             print_clip_props(clip);
         printf("\n");
-        for (size_t e = 0; verbose && e < clip->event_count; e++)
-            printf("    event %.4g s: %s %s\n", clip->events[e].time, clip->events[e].type, clip->events[e].info);
+        for (size_t e = 0; verbose && e < clip->event_count; e++) {
+            printf("    event %.4g s: ", clip->events[e].time);
+            cli_put_text(stdout, clip->events[e].type);
+            printf(" ");
+            cli_put_text(stdout, clip->events[e].info);
+            printf("\n");
+        }
         cli_skeleton_info_clip(doc, clip, verbose);
     }
     if (!doc->clip_count)
@@ -197,8 +215,11 @@ void info_json(const char *path, const ak_doc *doc, int first)
         ak_clip_stats_get(clip, &cs);
         printf("%s{\"name\":", i ? "," : "");
         json_string(clip->name);
-        printf(",\"duration\":%.9g,\"frame_rate\":%.9g,\"tracks\":%zu,\"keys\":{", clip->duration,
-               clip->frame_rate, cs.tracks);
+        printf(",\"duration\":");
+        cli_json_double(clip->duration);
+        printf(",\"frame_rate\":");
+        cli_json_double(clip->frame_rate);
+        printf(",\"tracks\":%zu,\"keys\":{", cs.tracks);
         for (int k = 0; k < AK_CHANNELS; k++)
             printf("%s\"%s\":%zu", k ? "," : "", ak_channel_name((ak_channel_kind)k), cs.keys[k]);
         printf("},\"events\":%zu,\"props\":{", cs.events);
@@ -257,15 +278,23 @@ static void dump_channel(const ak_channel *ch, ak_channel_kind kind, int ticks)
 
 int dump_text(const ak_doc *doc, const char *clip_name, int ticks)
 {
-    printf("format %s %s\n", doc->format, doc->variant);
+    printf("format ");
+    cli_put_text(stdout, doc->format);
+    printf(" ");
+    cli_put_text(stdout, doc->variant);
+    printf("\n");
     for (size_t i = 0; i < doc->clip_count; i++) {
         const ak_clip *clip = doc->clips[i];
         if (clip_name && ak_doc_find_clip(doc, clip_name) != clip)
             continue;
-        printf("clip \"%s\" duration %.6g s\n", clip->name, clip->duration);
+        printf("clip \"");
+        cli_put_text(stdout, clip->name);
+        printf("\" duration %.6g s\n", clip->duration);
         for (size_t t = 0; t < clip->track_count; t++) {
             const ak_track *tr = clip->tracks[t];
-            printf("  track \"%s\"", tr->bone);
+            printf("  track \"");
+            cli_put_text(stdout, tr->bone);
+            printf("\"");
             if (tr->has_bone_id)
                 printf(" id %ld", (long)tr->bone_id);
             if (tr->has_bone_hash)
@@ -277,9 +306,13 @@ int dump_text(const ak_doc *doc, const char *clip_name, int ticks)
                 if (tr->channel[k].count)
                     dump_channel(&tr->channel[k], (ak_channel_kind)k, ticks);
         }
-        for (size_t e = 0; e < clip->event_count; e++)
-            printf("  event %.6g s type \"%s\" info \"%s\"\n", clip->events[e].time, clip->events[e].type,
-                   clip->events[e].info);
+        for (size_t e = 0; e < clip->event_count; e++) {
+            printf("  event %.6g s type \"", clip->events[e].time);
+            cli_put_text(stdout, clip->events[e].type);
+            printf("\" info \"");
+            cli_put_text(stdout, clip->events[e].info);
+            printf("\"\n");
+        }
     }
     cli_skeleton_tree(doc);
     return ferror(stdout) ? EX_IOERR : 0;
@@ -308,7 +341,11 @@ static int select_clips(cli *c, ak_doc *doc, const char *path)
     for (int i = 0; i < c->clip_count; i++) {
         long k = ak_doc_clip_index(doc, c->clips[i]);
         if (k < 0) {
-            fprintf(stderr, "animkit: %s: no clip named '%s'\n", path, c->clips[i]);
+            fprintf(stderr, "animkit: ");
+            cli_put_text(stderr, path);
+            fprintf(stderr, ": no clip named '");
+            cli_put_text(stderr, c->clips[i]);
+            fprintf(stderr, "'\n");
             free(keep);
             return EX_DATAERR;
         }

@@ -18,7 +18,9 @@ int cli_skeleton_load(cli *c)
     ak_options o = { sizeof o, NULL, c->skeleton, NULL, 0, 0 }; /* probed, whatever --format says */
     ak_status st = ak_read_file(c->reg, c->skeleton, &o, &c->skeleton_doc, &rep);
     if (st != AK_OK) {
-        fprintf(stderr, "animkit: --skeleton: %s\n", rep.message);
+        fprintf(stderr, "animkit: --skeleton: ");
+        cli_put_text(stderr, rep.message); /* may quote names from the file */
+        fputc('\n', stderr);
         return ak_status_exit(st);
     }
     if (!c->skeleton_doc->skeleton.bone_count) {
@@ -75,8 +77,11 @@ static void print_unmatched_bones(const ak_doc *doc, const ak_clip *clip)
             used[b] = 1;
     }
     for (size_t b = 0; b < n; b++)
-        if (!used[b])
-            printf("      bone without a track: \"%s\"\n", doc->skeleton.bones[b].name);
+        if (!used[b]) {
+            printf("      bone without a track: \"");
+            cli_put_text(stdout, doc->skeleton.bones[b].name);
+            printf("\"\n");
+        }
     free(used);
 }
 
@@ -93,7 +98,9 @@ void cli_skeleton_info_clip(const ak_doc *doc, const ak_clip *clip, int verbose)
             continue;
         char label[300];
         track_label(clip->tracks[i], label, sizeof label);
-        printf("      unmatched track: \"%s\"\n", label);
+        printf("      unmatched track: \"");
+        cli_put_text(stdout, label);
+        printf("\"\n");
     }
     print_unmatched_bones(doc, clip);
 }
@@ -119,7 +126,9 @@ void cli_skeleton_info_json_clip(const ak_doc *doc, const ak_clip *clip)
 
 static void print_bone(const ak_bone *b, size_t depth)
 {
-    printf("    %*s\"%s\"", (int)(2 * (depth < MAX_INDENT ? depth : MAX_INDENT)), "", b->name);
+    printf("    %*s\"", (int)(2 * (depth < MAX_INDENT ? depth : MAX_INDENT)), "");
+    cli_put_text(stdout, b->name);
+    printf("\"");
     if (b->has_id)
         printf(" id %ld", (long)b->id);
     if (b->has_hash)

@@ -19,6 +19,8 @@ typedef struct plugin_section {
     int enabled;
     int priority;
     int line;
+    int path_too_long; /* the path key did not fit: never fall back to NAME.so */
+    int path_line;
 } plugin_section;
 
 typedef struct config {
@@ -72,12 +74,13 @@ static int parse_bool(const char *v, int *out)
 /* snprintf that says whether everything fit; a cut path must not be used. */
 static int format_fits(int written, size_t size) { return written >= 0 && (size_t)written < size; }
 
-static void resolve_relative(const config *cfg, const char *value, char *out, size_t n)
+static int resolve_relative(const config *cfg, const char *value, char *out, size_t n)
 {
     int fits = value[0] == '/' || !cfg->dir[0] ? format_fits(snprintf(out, n, "%s", value), n)
                                                  : format_fits(snprintf(out, n, "%s/%s", cfg->dir, value), n);
     if (!fits)
         out[0] = '\0';
+    return fits;
 }
 
 static void config_error(config *cfg, const char *fmt, const char *a, const char *b)
@@ -127,7 +130,10 @@ static void main_key(config *cfg, const char *key, const char *value)
         snprintf(copy, sizeof copy, "%s", value);
         for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
             char abs[PATH_MAX];
-            resolve_relative(cfg, dir, abs, sizeof abs);
+            if (!resolve_relative(cfg, dir, abs, sizeof abs)) {
+                config_error(cfg, "plugin_dir folder '%.200s' is too long%s", dir, "");
+                continue;
+            }
             size_t used = strlen(joined);
             if (!format_fits(snprintf(joined + used, sizeof joined - used, "%s%s", used ? ":" : "", abs),
                              sizeof joined - used))
@@ -138,7 +144,8 @@ static void main_key(config *cfg, const char *key, const char *value)
         if (!parse_bool(value, &cfg->autoload))
             config_error(cfg, "autoload must be yes or no, not '%s'%s", value, "");
     } else if (!strcmp(key, "bone_names")) {
-        resolve_relative(cfg, value, cfg->bone_names, sizeof cfg->bone_names);
+        if (!resolve_relative(cfg, value, cfg->bone_names, sizeof cfg->bone_names))
+            config_error(cfg, "bone_names path is too long%s%s", "", "");
     } else {
         config_warning(cfg, "unknown key '%s' in [animkit]%s", key, "");
     }
@@ -147,10 +154,13 @@ static void main_key(config *cfg, const char *key, const char *value)
 static void plugin_key(config *cfg, plugin_section *s, const char *key, const char *value)
 {
     if (!strcmp(key, "path")) {
-        if (strchr(value, '/'))
-            resolve_relative(cfg, value, s->path, sizeof s->path);
-        else
-            snprintf(s->path, sizeof s->path, "%s", value); /* looked up in plugin_dir later */
+        /* a bare file name is looked up in plugin_dir later */
+        int fits = strchr(value, '/') ? resolve_relative(cfg, value, s->path, sizeof s->path)
+                                      : format_fits(snprintf(s->path, sizeof s->path, "%s", value), sizeof s->path);
+        s->path_too_long = !fits;
+        s->path_line = cfg->line;
+        if (!fits)
+            snprintf(s->path, sizeof s->path, "%.200s...", value);
     } else if (!strcmp(key, "enabled")) {
         if (!parse_bool(value, &s->enabled))
             config_error(cfg, "enabled must be yes or no, not '%s'%s", value, "");
@@ -233,28 +243,39 @@ static void autoload_dir(config *cfg, const char *dir)
     DIR *d = opendir(dir);
     if (!d)
         return;
-    char *names[256];
-    size_t count = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL && count < 256;) {
+    char **names = NULL;
+    size_t count = 0, cap = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
         size_t len = strlen(e->d_name);
-        if (len > 3 && strcmp(e->d_name + len - 3, ".so") == 0) {
-            names[count] = strdup(e->d_name);
-            if (names[count])
-                count++;
+        if (len <= 3 || strcmp(e->d_name + len - 3, ".so") != 0)
+            continue;
+        if (count == cap) {
+            size_t n = cap ? cap * 2 : 64;
+            char **p = realloc(names, n * sizeof *p);
+            if (!p)
+                break;
+            names = p;
+            cap = n;
         }
+        if ((names[count] = strdup(e->d_name)) != NULL)
+            count++;
     }
     closedir(d);
-    qsort(names, count, sizeof names[0], compare_names);
+    if (count)
+        qsort(names, count, sizeof names[0], compare_names);
     for (size_t i = 0; i < count; i++) {
         char path[PATH_MAX];
         char stem[256];
         int fits = format_fits(snprintf(path, sizeof path, "%s/%s", dir, names[i]), sizeof path) &&
                    format_fits(snprintf(stem, sizeof stem, "%.*s", (int)(strlen(names[i]) - 3), names[i]),
                                sizeof stem);
-        if (fits && !path_claimed(cfg, path) && !is_disabled_name(cfg, stem))
-            ak_registry_load(cfg->reg, stem, path, 0);
+        if (!fits)
+            ak_registry_refuse(cfg->reg, names[i], dir, "its path is too long to load");
+        else if (!path_claimed(cfg, path) && !is_disabled_name(cfg, stem))
+            ak_registry_load(cfg->reg, stem, path, 0, AK_STANDING_AUTOLOAD);
         free(names[i]);
     }
+    free(names);
 }
 
 static void load_plugins(config *cfg)
@@ -263,6 +284,10 @@ static void load_plugins(config *cfg)
         plugin_section *s = &cfg->sections[i];
         if (!s->enabled)
             continue;
+        if (s->path_too_long) {
+            ak_registry_refuse(cfg->reg, s->name, s->path, "its path (line %d) is too long", s->path_line);
+            continue;
+        }
         if (!s->path[0])
             snprintf(s->path, sizeof s->path, "%s.so", s->name);
         if (!strchr(s->path, '/')) {
@@ -275,7 +300,7 @@ static void load_plugins(config *cfg)
                 continue;
             }
         }
-        ak_registry_load(cfg->reg, s->name, s->path, s->priority);
+        ak_registry_load(cfg->reg, s->name, s->path, s->priority, AK_STANDING_CONFIG);
     }
     if (!cfg->autoload)
         return;
@@ -287,17 +312,27 @@ static void load_plugins(config *cfg)
 
 static ak_status parse_file(config *cfg, const char *path)
 {
-    FILE *fp = fopen(path, "r");
+    /* The config names code to load: it must be as trusted as the plugins. */
+    char why[PATH_MAX + 256];
+    int fd = ak_trust_open(path, "config file", cfg->reg->unsafe, why, sizeof why);
+    FILE *fp = fd >= 0 ? fdopen(fd, "r") : NULL;
     if (!fp) {
-        ak_report_emit(cfg->report, AK_ERROR, AK_E_CONFIG, path, NULL, -1, "cannot open config file: %s",
-                       strerror(errno));
+        if (fd >= 0) {
+            snprintf(why, sizeof why, "%s", strerror(errno));
+            close(fd);
+        }
+        ak_report_emit(cfg->report, AK_ERROR, AK_E_CONFIG, path, NULL, -1, "cannot open config file: %s", why);
         return AK_E_CONFIG;
     }
     cfg->file = path;
     const char *slash = strrchr(path, '/');
-    if (slash)
-        snprintf(cfg->dir, sizeof cfg->dir, "%.*s", (int)(slash - path), path);
-    else if (!getcwd(cfg->dir, sizeof cfg->dir))
+    if (slash && !format_fits(snprintf(cfg->dir, sizeof cfg->dir, "%.*s", (int)(slash - path), path),
+                              sizeof cfg->dir)) {
+        ak_report_emit(cfg->report, AK_ERROR, AK_E_CONFIG, path, NULL, -1, "config path is too long");
+        fclose(fp);
+        return AK_E_CONFIG;
+    }
+    if (!slash && !getcwd(cfg->dir, sizeof cfg->dir))
         cfg->dir[0] = '\0';
     line_stream ls = { fp, cfg, 1 };
     int rc = ini_parse_stream(line_reader, &ls, on_entry, cfg);
@@ -334,18 +369,18 @@ static const char *find_config(const ak_registry_config *rc, char *buf, size_t n
     if (env && *env)
         return env;
     *explicit_file = 0;
+    /* Relative locations are ignored (as the XDG spec says), so nothing is
+     * ever read from the current folder; so is a path that does not fit. */
     const char *xdg = getenv("XDG_CONFIG_HOME");
     const char *home = getenv("HOME");
-    if (xdg && *xdg)
-        snprintf(buf, n, "%s/animkit/animkit.ini", xdg);
-    else if (home && *home)
-        snprintf(buf, n, "%s/.config/animkit/animkit.ini", home);
-    else
-        buf[0] = '\0';
-    if (buf[0] && file_exists(buf))
+    int fits = 0;
+    if (xdg && xdg[0] == '/')
+        fits = format_fits(snprintf(buf, n, "%s/animkit/animkit.ini", xdg), n);
+    else if (home && home[0] == '/')
+        fits = format_fits(snprintf(buf, n, "%s/.config/animkit/animkit.ini", home), n);
+    if (fits && file_exists(buf))
         return buf;
-    snprintf(buf, n, "%s/animkit/animkit.ini", AK_SYSCONFDIR);
-    if (file_exists(buf))
+    if (format_fits(snprintf(buf, n, "%s/animkit/animkit.ini", AK_SYSCONFDIR), n) && file_exists(buf))
         return buf;
     return NULL;
 }
@@ -365,6 +400,11 @@ ak_status ak_registry_open(const ak_registry_config *rc, ak_registry **out, ak_r
         return AK_E_NOMEM;
     reg->log.on_message = rc->on_message;
     reg->log.user = rc->user;
+    reg->unsafe = (rc->flags & AK_REG_UNSAFE_PLUGINS) || ak_trust_unsafe_env();
+    if (reg->unsafe && !(rc->flags & AK_REG_NO_PLUGINS))
+        ak_registry_warn(reg, NULL, "plugin trust checks are off (ANIMKIT_UNSAFE_PLUGINS=1 or "
+                         "AK_REG_UNSAFE_PLUGINS): plugins and configs are used whoever owns them and their "
+                         "folders; for development only");
     if (rc->flags & AK_REG_NO_PLUGINS) {
         *out = reg;
         return AK_OK;
@@ -377,7 +417,9 @@ ak_status ak_registry_open(const ak_registry_config *rc, ak_registry **out, ak_r
     cfg->reg = reg;
     cfg->report = report;
     cfg->autoload = 1;
-    snprintf(cfg->plugin_dir, sizeof cfg->plugin_dir, "%s", default_path ? default_path : AK_PLUGINDIR);
+    if (!format_fits(snprintf(cfg->plugin_dir, sizeof cfg->plugin_dir, "%s", default_path ? default_path : AK_PLUGINDIR),
+                     sizeof cfg->plugin_dir))
+        cfg->plugin_dir[0] = '\0'; /* a cut folder list must not be searched */
     char buf[PATH_MAX];
     int explicit_file;
     const char *path = find_config(rc, buf, sizeof buf, &explicit_file);

@@ -295,6 +295,7 @@ void ak_doc_free(ak_doc *doc)
     ak_heap *heap = &pv->heap;
     ak_doc_clear_skeleton(doc);
     ak_heap_free(heap, doc->clips, clip_capacity(doc) * sizeof(ak_clip *));
+    ak_prop_index_free(heap, pv->prop_index);
     for (ak_arena_block *b = pv->arena, *next; b; b = next) {
         next = b->next;
         ak_heap_free(heap, b, sizeof *b + b->size);
@@ -639,9 +640,10 @@ int32_t ak_skeleton_find_hash(const ak_doc *doc, uint32_t hash)
 
 static ak_prop *prop_slot(ak_doc *owner, ak_props *props, const char *key)
 {
-    for (size_t i = 0; i < props->count; i++)
-        if (strcmp(props->items[i].key, key) == 0)
-            return &props->items[i];
+    struct ak_doc_private *pv = owner->private_;
+    ak_prop *found = ak_prop_index_find(&pv->heap, pv->prop_index, props, key);
+    if (found)
+        return found;
     void *items = props->items;
     if (!arena_grow(owner, &items, &props->capacity_, props->count + 1, sizeof(ak_prop)))
         return NULL;
@@ -652,7 +654,7 @@ static ak_prop *prop_slot(ak_doc *owner, ak_props *props, const char *key)
     ak_prop *p = &props->items[props->count++];
     memset(p, 0, sizeof *p);
     p->key = k;
-    return p;
+    return ak_prop_index_added(&pv->heap, &pv->prop_index, props) ? p : NULL;
 }
 
 ak_status ak_prop_set_bytes(ak_doc *owner, ak_props *props, const char *key, const void *data,

@@ -1,4 +1,5 @@
-/* fileio.c - mapping inputs and replacing outputs atomically. */
+/* fileio.c - reading inputs into memory and replacing outputs atomically. */
+#define _GNU_SOURCE /* renameat2(), RENAME_NOREPLACE */
 #include "internal.h"
 
 #include <errno.h>
@@ -7,42 +8,67 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+static ak_status input_error(ak_report *report, ak_status st, const char *path, const char *what, int fd)
+{
+    ak_report_emit(report, AK_ERROR, st, path, NULL, -1, "%s", what);
+    if (fd >= 0)
+        close(fd);
+    return st;
+}
+
+/* The input is read, not mapped: a mapped file that another process
+ * truncates kills the reader with SIGBUS, and a host must never die of
+ * its input. */
 ak_status ak_file_map(const char *path, ak_mapped_file *file, ak_report *report)
 {
     memset(file, 0, sizeof *file);
-    int fd = open(path, O_RDONLY);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         ak_report_emit(report, AK_ERROR, AK_E_NOINPUT, path, NULL, -1, "cannot open: %s", strerror(errno));
         return AK_E_NOINPUT;
     }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ak_report_emit(report, AK_ERROR, AK_E_NOINPUT, path, NULL, -1, "not a regular file");
-        close(fd);
-        return AK_E_NOINPUT;
-    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return input_error(report, AK_E_NOINPUT, path, "not a regular file", fd);
     if (st.st_size == 0) {
         file->data = (const unsigned char *)"";
         close(fd);
         return AK_OK;
     }
-    if ((uintmax_t)st.st_size > SIZE_MAX) {
-        ak_report_emit(report, AK_ERROR, AK_E_NOINPUT, path, NULL, -1, "file too large to map");
-        close(fd);
-        return AK_E_NOINPUT;
+    if ((uintmax_t)st.st_size > SIZE_MAX / 2)
+        return input_error(report, AK_E_NOINPUT, path, "file too large to read", fd);
+    size_t size = (size_t)st.st_size;
+    unsigned char *data = malloc(size);
+    if (!data)
+        return input_error(report, AK_E_NOMEM, path, "not enough memory to read the file", fd);
+    size_t got = 0;
+    while (got < size) {
+        ssize_t n = read(fd, data + got, size - got);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
     }
-    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    struct stat after;
+    const char *changed = got < size ? "the file shrank while being read"
+                          : fstat(fd, &after) != 0 || after.st_size != st.st_size ||
+                                after.st_mtim.tv_sec != st.st_mtim.tv_sec ||
+                                after.st_mtim.tv_nsec != st.st_mtim.tv_nsec
+                              ? "the file changed while being read"
+                              : NULL;
+    if (changed) {
+        free(data);
+        return input_error(report, AK_E_IO, path, changed, fd);
+    }
     close(fd);
-    if (p == MAP_FAILED) {
-        ak_report_emit(report, AK_ERROR, AK_E_IO, path, NULL, -1, "cannot map: %s", strerror(errno));
-        return AK_E_IO;
-    }
-    file->data = p;
-    file->size = (size_t)st.st_size;
+    file->data = data;
+    file->size = size;
     file->mapped_ = 1;
     return AK_OK;
 }
@@ -50,13 +76,28 @@ ak_status ak_file_map(const char *path, ak_mapped_file *file, ak_report *report)
 void ak_file_unmap(ak_mapped_file *file)
 {
     if (file->mapped_)
-        munmap((void *)file->data, file->size);
+        free((void *)file->data);
     memset(file, 0, sizeof *file);
 }
 
 static long posix_write(int fd, const void *buf, size_t n) { return (long)write(fd, buf, n); }
 
-const ak_file_ops ak_posix_file_ops = { posix_write, fsync, rename };
+/* Moves `from` to `to` unless `to` exists in any form (a dangling symbolic
+ * link included), atomically: no check-then-rename race. */
+static int posix_rename_noreplace(const char *from, const char *to)
+{
+    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+    /* The file system has no RENAME_NOREPLACE: link() never replaces. */
+    if (link(from, to) != 0)
+        return -1;
+    unlink(from);
+    return 0;
+}
+
+const ak_file_ops ak_posix_file_ops = { posix_write, fsync, rename, posix_rename_noreplace };
 
 static ak_status write_all(const ak_file_ops *ops, int fd, const unsigned char *p, size_t n,
                            const char *path, ak_report *report)
@@ -76,50 +117,78 @@ static ak_status write_all(const ak_file_ops *ops, int fd, const unsigned char *
     return AK_OK;
 }
 
+/* Creates a fresh temporary file beside `path` with mode 0666 less the
+ * process umask, applied by the kernel: reading the umask would mean
+ * changing it, which other threads of the host would see. The name does
+ * not contain the target's, so any name that fits fits here too. */
+static int create_temp(const char *path, char *tmp, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    int dir_len = slash ? (int)(slash - path + 1) : 0;
+    for (int tries = 0; tries < 100; tries++) {
+        uint64_t r = 0;
+        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+            r = ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)tmp ^ (uint64_t)tries * 0x9e3779b97f4a7c15u;
+        int len = snprintf(tmp, n, "%.*s.ak-%016llx.tmp", dir_len, path, (unsigned long long)r);
+        if (len < 0 || (size_t)len >= n) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1;
+}
+
+static ak_status move_into_place(const ak_file_ops *ops, const char *tmp, const char *path, unsigned flags,
+                                 ak_report *report)
+{
+    int (*no_replace)(const char *, const char *) = ops->rename_noreplace ? ops->rename_noreplace
+                                                                          : posix_rename_noreplace;
+    int rc = (flags & AK_WRITE_OVERWRITE) ? ops->rename(tmp, path) : no_replace(tmp, path);
+    if (rc == 0)
+        return AK_OK;
+    if (errno == EEXIST)
+        ak_report_emit(report, AK_ERROR, AK_E_CANTCREATE, path, NULL, -1,
+                       "already exists; pass --force to replace it");
+    else
+        ak_report_emit(report, AK_ERROR, AK_E_CANTCREATE, path, NULL, -1,
+                       "cannot move the new file into place: %s", strerror(errno));
+    return AK_E_CANTCREATE;
+}
+
 ak_status ak_file_replace_with(const ak_file_ops *ops, const char *path, const void *bytes, size_t size,
                                unsigned flags, ak_report *report)
 {
+    /* lstat: a symbolic link at the path, even a dangling one, exists. The
+     * check only fails early; the no-replace move is what guarantees it. */
     struct stat st;
-    int exists = stat(path, &st) == 0;
+    int exists = lstat(path, &st) == 0;
     if (exists && !(flags & AK_WRITE_OVERWRITE)) {
         ak_report_emit(report, AK_ERROR, AK_E_CANTCREATE, path, NULL, -1,
                        "already exists; pass --force to replace it");
         return AK_E_CANTCREATE;
     }
-    if (exists && !S_ISREG(st.st_mode)) {
+    if (exists && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
         ak_report_emit(report, AK_ERROR, AK_E_CANTCREATE, path, NULL, -1, "exists and is not a regular file");
         return AK_E_CANTCREATE;
     }
-    /* The temporary file sits beside the target so the rename stays on one
-     * file system and is atomic. */
     char tmp[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    int n = slash ? snprintf(tmp, sizeof tmp, "%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1)
-                  : snprintf(tmp, sizeof tmp, ".%s.XXXXXX", path);
-    if (n < 0 || (size_t)n >= sizeof tmp) {
-        ak_report_emit(report, AK_ERROR, AK_E_CANTCREATE, path, NULL, -1, "path too long");
-        return AK_E_CANTCREATE;
-    }
-    int fd = mkstemp(tmp);
+    int fd = create_temp(path, tmp, sizeof tmp);
     if (fd < 0) {
         ak_report_emit(report, AK_ERROR, AK_E_CANTCREATE, path, NULL, -1,
                        "cannot create a temporary file beside it: %s", strerror(errno));
         return AK_E_CANTCREATE;
-    }
-    mode_t mode;
-    if (exists) {
-        mode = st.st_mode & 07777;
-    } else {
-        mode_t mask = umask(0);
-        umask(mask);
-        mode = 0666 & ~mask;
     }
     ak_status result = write_all(ops, fd, bytes, size, path, report);
     if (result == AK_OK && ops->fsync(fd) != 0) {
         ak_report_emit(report, AK_ERROR, AK_E_IO, path, NULL, -1, "flushing to disk failed: %s", strerror(errno));
         result = AK_E_IO;
     }
-    if (result == AK_OK && fchmod(fd, mode) != 0) {
+    /* A replaced regular file keeps its mode (a replaced link does not
+     * lend its target's). */
+    if (result == AK_OK && exists && S_ISREG(st.st_mode) && fchmod(fd, st.st_mode & 07777) != 0) {
         ak_report_emit(report, AK_ERROR, AK_E_IO, path, NULL, -1, "cannot set permissions: %s", strerror(errno));
         result = AK_E_IO;
     }
@@ -127,11 +196,8 @@ ak_status ak_file_replace_with(const ak_file_ops *ops, const char *path, const v
         ak_report_emit(report, AK_ERROR, AK_E_IO, path, NULL, -1, "closing failed: %s", strerror(errno));
         result = AK_E_IO;
     }
-    if (result == AK_OK && ops->rename(tmp, path) != 0) {
-        ak_report_emit(report, AK_ERROR, AK_E_CANTCREATE, path, NULL, -1, "cannot move the new file into place: %s",
-                       strerror(errno));
-        result = AK_E_CANTCREATE;
-    }
+    if (result == AK_OK)
+        result = move_into_place(ops, tmp, path, flags, report);
     if (result != AK_OK)
         unlink(tmp);
     return result;

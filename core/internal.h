@@ -21,7 +21,17 @@ struct ak_doc_private {
     void *arena_last;             /* the newest allocation (arrays grow in place there) */
     size_t arena_total;           /* bytes in all blocks */
     size_t arena_first;           /* size of the first block (ak_doc_expect) */
+    struct ak_prop_index *prop_index; /* propindex.c; NULL until first used */
 };
+
+/* propindex.c: the property with `key` in `props`, or NULL; then, after
+ * appending one, ak_prop_index_added(). */
+struct ak_prop *ak_prop_index_find(ak_heap *heap, struct ak_prop_index *idx, struct ak_props *props,
+                                   const char *key);
+/* 0 when the index could not grow: the caller reports out of memory (the
+ * property is kept; lookups then scan). */
+int ak_prop_index_added(ak_heap *heap, struct ak_prop_index **idx, const struct ak_props *props);
+void ak_prop_index_free(ak_heap *heap, struct ak_prop_index *idx);
 
 struct ak_job {
     const ak_codec *codec;
@@ -133,6 +143,9 @@ typedef struct ak_file_ops {
     long (*write)(int fd, const void *buf, size_t n);
     int (*fsync)(int fd);
     int (*rename)(const char *from, const char *to);
+    /* Moves without replacing anything (fails with EEXIST); NULL = the
+     * POSIX one. Used when the caller did not ask to overwrite. */
+    int (*rename_noreplace)(const char *from, const char *to);
 } ak_file_ops;
 extern const ak_file_ops ak_posix_file_ops;
 ak_status ak_file_replace_with(const ak_file_ops *ops, const char *path, const void *bytes,

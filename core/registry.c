@@ -3,9 +3,12 @@
 #include "registry.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const ak_allocator *ak_registry_allocator(const ak_registry *reg) { return &reg->allocator; }
 
@@ -86,22 +89,32 @@ static int valid_name(const char *name)
     return 1;
 }
 
-/* Why a descriptor cannot be used, or NULL. */
-static const char *codec_problem(const ak_registry *reg, const ak_codec *c, char *buf, size_t n)
+/* Why a plugin built for this ABI and descriptor size cannot be used, or NULL. */
+static const char *abi_problem(uint32_t major, uint32_t minor, uint32_t struct_size, char *buf, size_t n)
+{
+    if (major != AK_ABI_MAJOR || minor > AK_ABI_MINOR) {
+        snprintf(buf, n, "built for animkit ABI %u.%u, but this animkit has ABI %u.%u", major, minor,
+                 AK_ABI_MAJOR, AK_ABI_MINOR);
+        return buf;
+    }
+    size_t need = offsetof(ak_codec, write) + sizeof(((ak_codec *)0)->write);
+    if (struct_size < need) {
+        snprintf(buf, n, "descriptor is %u bytes, smaller than the %zu bytes of ABI %u.0", struct_size, need,
+                 AK_ABI_MAJOR);
+        return buf;
+    }
+    return NULL;
+}
+
+/* Why a descriptor cannot be used, or NULL; `check_dup` also refuses a
+ * name already taken. */
+static const char *codec_problem(const ak_registry *reg, const ak_codec *c, char *buf, size_t n, int check_dup)
 {
     if (!c)
         return "its entry function returned no descriptor";
-    if (c->abi_major != AK_ABI_MAJOR || c->abi_minor > AK_ABI_MINOR) {
-        snprintf(buf, n, "built for animkit ABI %u.%u, but this animkit has ABI %u.%u",
-                 c->abi_major, c->abi_minor, AK_ABI_MAJOR, AK_ABI_MINOR);
-        return buf;
-    }
-    size_t need = offsetof(ak_codec, write) + sizeof c->write;
-    if (c->struct_size < need) {
-        snprintf(buf, n, "descriptor is %u bytes, smaller than the %zu bytes of ABI %u.0",
-                 c->struct_size, need, AK_ABI_MAJOR);
-        return buf;
-    }
+    const char *abi = abi_problem(c->abi_major, c->abi_minor, c->struct_size, buf, n);
+    if (abi)
+        return abi;
     if (!valid_name(c->name))
         return "its name is empty, longer than 31 bytes, or not made of [a-z0-9_]";
     if (!c->version || !c->description || !c->license || !c->extensions)
@@ -111,7 +124,7 @@ static const char *codec_problem(const ak_registry *reg, const ak_codec *c, char
     const char *bad_params = ak_params_problem(c, buf, n);
     if (bad_params)
         return bad_params;
-    const ak_plugin_info *dup = ak_registry_find(reg, c->name);
+    const ak_plugin_info *dup = check_dup ? ak_registry_find(reg, c->name) : NULL;
     if (dup) {
         snprintf(buf, n, "the name '%s' is already taken by %s", c->name, dup->path);
         return buf;
@@ -120,8 +133,12 @@ static const char *codec_problem(const ak_registry *reg, const ak_codec *c, char
 }
 
 static ak_status add_checked(ak_registry *reg, const ak_codec *codec, const char *path, int priority,
-                             void *handle)
+                             void *handle, int standing)
 {
+    void *st = reg_grow(reg, reg->standing, &reg->standing_cap, reg->count + 1, sizeof(int));
+    if (!st)
+        return AK_E_NOMEM;
+    reg->standing = st;
     void *p = reg_grow(reg, reg->plugins, &reg->plugin_cap, reg->count + 1, sizeof(ak_plugin_info));
     if (!p)
         return AK_E_NOMEM;
@@ -135,6 +152,7 @@ static ak_status add_checked(ak_registry *reg, const ak_codec *codec, const char
         return AK_E_NOMEM;
     reg->plugins[reg->count] = (ak_plugin_info){ codec, path_copy, priority };
     reg->handles[reg->count] = handle;
+    reg->standing[reg->count] = standing;
     reg->count++;
     return AK_OK;
 }
@@ -142,57 +160,141 @@ static ak_status add_checked(ak_registry *reg, const ak_codec *codec, const char
 ak_status ak_registry_add_codec(ak_registry *reg, const ak_codec *codec, int priority, ak_report *report)
 {
     char buf[256];
-    const char *why = codec_problem(reg, codec, buf, sizeof buf);
+    const char *why = codec_problem(reg, codec, buf, sizeof buf, 1);
     if (why) {
         ak_report_emit(report, AK_ERROR, AK_E_USAGE, NULL, codec && codec->name ? codec->name : NULL, -1,
                        "codec refused: %s", why);
         return AK_E_USAGE;
     }
-    return add_checked(reg, codec, "(built-in)", priority, NULL);
+    return add_checked(reg, codec, "(built-in)", priority, NULL, AK_STANDING_BUILTIN);
 }
 
-int ak_registry_load(ak_registry *reg, const char *name, const char *path, int priority)
+static const char *standing_text(int standing)
 {
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        ak_registry_refuse(reg, name, path, "file not found");
+    switch (standing) {
+    case AK_STANDING_BUILTIN: return "built in";
+    case AK_STANDING_CONFIG: return "named in the config";
+    case AK_STANDING_AUTOLOAD: return "autoloaded as its own name";
+    default: return "autoloaded from a file named otherwise";
+    }
+}
+
+static void remove_plugin(ak_registry *reg, size_t i)
+{
+    reg->allocator.free(reg->allocator.user, (void *)reg->plugins[i].path);
+    if (reg->handles[i])
+        dlclose(reg->handles[i]);
+    size_t tail = reg->count - i - 1;
+    memmove(&reg->plugins[i], &reg->plugins[i + 1], tail * sizeof reg->plugins[0]);
+    memmove(&reg->handles[i], &reg->handles[i + 1], tail * sizeof reg->handles[0]);
+    memmove(&reg->standing[i], &reg->standing[i + 1], tail * sizeof reg->standing[0]);
+    reg->count--;
+}
+
+/* Two plugins calling themselves the same: 1 when the new one (at `path`,
+ * of `standing`) is to be used, after recording the refusal of the loser. */
+static int wins_name(ak_registry *reg, const char *name, const char *path, const char *codec_name, int standing)
+{
+    const ak_plugin_info *dup = ak_registry_find(reg, codec_name);
+    if (!dup)
+        return 1;
+    size_t i = (size_t)(dup - reg->plugins);
+    if (reg->standing[i] >= standing) {
+        ak_registry_refuse(reg, name, path, "the name '%s' is already taken by %s (%s), which is used; %s",
+                           codec_name, dup->path, standing_text(reg->standing[i]),
+                           reg->standing[i] == standing ? "both have equal standing: rename or disable one"
+                                                        : "disable one of them to silence this");
         return 0;
     }
-    if (!S_ISREG(st.st_mode)) {
-        ak_registry_refuse(reg, name, path, "not a regular file");
-        return 0;
+    ak_registry_refuse(reg, codec_name, dup->path, "the name '%s' is also taken by %s (%s), which is used "
+                       "instead of this file (%s)", codec_name, path, standing_text(standing),
+                       standing_text(reg->standing[i]));
+    remove_plugin(reg, i);
+    return 1;
+}
+
+/* Why the entry symbol may be missing: a mangled or hidden look-alike. */
+static void refuse_no_entry(ak_registry *reg, const char *name, const char *path, int fd)
+{
+    char found[256];
+    int hidden = 0;
+    if (!ak_elf_find_symbol_like(fd, AK_CODEC_ENTRY, found, sizeof found, &hidden))
+        ak_registry_refuse(reg, name, path, "no entry symbol '%s' (declare it with AK_PLUGIN_ENTRY(), which "
+                           "gives it C linkage and default visibility)", AK_CODEC_ENTRY);
+    else if (hidden)
+        ak_registry_refuse(reg, name, path, "no entry symbol '%s': it exists but is hidden (local or not "
+                           "default visibility); declare it with AK_PLUGIN_ENTRY()", AK_CODEC_ENTRY);
+    else
+        ak_registry_refuse(reg, name, path, "no entry symbol '%s': found '%s' instead, a C++-mangled name? "
+                           "Declare it with AK_PLUGIN_ENTRY(), which gives it C linkage", AK_CODEC_ENTRY, found);
+}
+
+/* Checks the file and its note; the open descriptor, or -1 after a refusal. */
+static int open_checked(ak_registry *reg, const char *name, const char *path, int *has_note)
+{
+    char why[PATH_MAX + 256];
+    int fd = ak_trust_open(path, "plugin", reg->unsafe, why, sizeof why);
+    if (fd < 0) {
+        ak_registry_refuse(reg, name, path, "%s", why);
+        return -1;
     }
-    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-        ak_registry_refuse(reg, name, path, "writable by other users (mode %03o); fix with chmod go-w",
-                           (unsigned)(st.st_mode & 0777));
-        return 0;
+    ak_plugin_note note;
+    int found = ak_elf_read_note(fd, &note, why, sizeof why);
+    const char *abi = found == 1 ? abi_problem(note.abi_major, note.abi_minor, note.struct_size, why, sizeof why)
+                                 : NULL;
+    if (found < 0 || abi) {
+        ak_registry_refuse(reg, name, path, "%s%s", why, abi ? " (from its ELF note; none of its code was run)" : "");
+        close(fd);
+        return -1;
     }
+    *has_note = found;
+    return fd;
+}
+
+int ak_registry_load(ak_registry *reg, const char *name, const char *path, int priority, int standing)
+{
     for (size_t i = 0; i < reg->count; i++)
         if (strcmp(reg->plugins[i].path, path) == 0)
             return 1; /* the same file named twice: load once */
-    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    int has_note = 0;
+    int fd = open_checked(reg, name, path, &has_note);
+    if (fd < 0)
+        return 0;
+    void *handle = ak_load_fd(&fd);
     if (!handle) {
         const char *err = dlerror();
         ak_registry_refuse(reg, name, path, "cannot be loaded as a shared object: %s", err ? err : "?");
+        close(fd);
         return 0;
     }
     ak_codec_entry_fn entry;
     void *sym = dlsym(handle, AK_CODEC_ENTRY);
     memcpy(&entry, &sym, sizeof entry);
     if (!sym) {
-        ak_registry_refuse(reg, name, path, "no entry symbol '%s'", AK_CODEC_ENTRY);
+        refuse_no_entry(reg, name, path, fd);
+        close(fd);
         dlclose(handle);
         return 0;
     }
+    close(fd);
     const ak_codec *codec = entry();
     char buf[256];
-    const char *why = codec_problem(reg, codec, buf, sizeof buf);
+    const char *why = codec_problem(reg, codec, buf, sizeof buf, 0);
     if (why) {
         ak_registry_refuse(reg, name, path, "%s", why);
         dlclose(handle);
         return 0;
     }
-    if (add_checked(reg, codec, path, priority, handle) != AK_OK) {
+    if (!has_note)
+        ak_registry_warn(reg, path, "plugin '%s' has no animkit ABI note, so its code ran before its ABI "
+                         "could be checked; rebuild it with AK_PLUGIN_ENTRY()", codec->name);
+    if (standing == AK_STANDING_CONFIG && strcmp(name, codec->name) != 0)
+        ak_registry_warn(reg, path, "config section [plugin %s] loads a plugin that calls itself '%s'", name,
+                         codec->name);
+    if (standing == AK_STANDING_AUTOLOAD && strcmp(name, codec->name) != 0)
+        standing = AK_STANDING_AUTOLOAD_OTHER;
+    if (!wins_name(reg, name, path, codec->name, standing) ||
+        add_checked(reg, codec, path, priority, handle, standing) != AK_OK) {
         dlclose(handle);
         return 0;
     }
@@ -216,6 +318,7 @@ void ak_registry_free(ak_registry *reg)
     }
     a.free(a.user, reg->plugins);
     a.free(a.user, reg->handles);
+    a.free(a.user, reg->standing);
     a.free(a.user, reg->refused);
     a.free(a.user, reg->config_path);
     a.free(a.user, reg->bone_names);

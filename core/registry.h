@@ -9,7 +9,9 @@ struct ak_registry {
     ak_allocator allocator;
     ak_plugin_info *plugins;
     void **handles; /* dlopen handles, parallel to plugins; NULL for built-ins */
-    size_t count, plugin_cap, handle_cap;
+    int *standing;  /* parallel to plugins: AK_STANDING_*, for name collisions */
+    int unsafe;     /* trust checks off (AK_REG_UNSAFE_PLUGINS) */
+    size_t count, plugin_cap, handle_cap, standing_cap;
     ak_refused_plugin *refused;
     size_t refused_count, refused_cap;
     char *config_path;
@@ -23,8 +25,37 @@ void ak_registry_warn(ak_registry *reg, const char *file, const char *fmt, ...) 
 /* Records a plugin that cannot be used, and says so once. */
 void ak_registry_refuse(ak_registry *reg, const char *name, const char *path, const char *fmt, ...)
     AK_PRINTF(4, 5);
-/* dlopens `path` and adds its codec; 0 (and a refusal) when it cannot. */
-int ak_registry_load(ak_registry *reg, const char *name, const char *path, int priority);
+/* How a plugin came to be loaded: when two take the same name, the higher
+ * standing wins; of equal standing the first stays and both are named. */
+enum {
+    AK_STANDING_AUTOLOAD_OTHER = 0, /* autoloaded, file named unlike the plugin */
+    AK_STANDING_AUTOLOAD = 1,       /* autoloaded as NAME.so */
+    AK_STANDING_CONFIG = 2,         /* named by a [plugin NAME] section */
+    AK_STANDING_BUILTIN = 3
+};
+/* Loads `path` (after the trust and ABI-note checks) and adds its codec;
+ * 0 (and a refusal) when it cannot. `name` is the config section's name
+ * or the file's stem. */
+int ak_registry_load(ak_registry *reg, const char *name, const char *path, int priority, int standing);
+
+/* loadfd.c: dlopen()s the file open as *fd through /proc/self/fd, making
+ * sure the object is that file (*fd may be moved to another number). */
+void *ak_load_fd(int *fd);
+
+/* trust.c: opens `path` (a plugin or config; `what` names it in messages)
+ * and checks the trust rule on the open file; -1 with `why` when it fails.
+ * `unsafe` skips the owner and folder checks. */
+int ak_trust_open(const char *path, const char *what, int unsafe, char *why, size_t n);
+/* 1 when ANIMKIT_UNSAFE_PLUGINS=1 is set. */
+int ak_trust_unsafe_env(void);
+
+/* elfscan.c: 1 and the note when the ELF file `fd` carries the animkit
+ * note, 0 when it has none, -1 with `why` when it is no ELF file for this
+ * machine. */
+int ak_elf_read_note(int fd, ak_plugin_note *note, char *why, size_t n);
+/* 1 when a symbol resembling `want` exists but is mangled or hidden: its
+ * name in `found`, *hidden set when it is `want` itself, not exported. */
+int ak_elf_find_symbol_like(int fd, const char *want, char *found, size_t fn, int *hidden);
 
 /* Checks a call's parameters against what `codec` declares for `use`
  * (params.c); reports and returns AK_E_USAGE on the first bad one. */

@@ -192,24 +192,3 @@ uint32_t ak_crc32(const void *data, size_t size)
     }
     return crc ^ 0xFFFFFFFFu;
 }
-
-size_t ak_doc_name_bones(ak_doc *doc, const char *const *names, size_t count)
-{
-    size_t named = 0;
-    for (size_t c = 0; c < doc->clip_count; c++) {
-        ak_clip *clip = doc->clips[c];
-        for (size_t t = 0; t < clip->track_count; t++) {
-            ak_track *track = clip->tracks[t];
-            if (!track->has_bone_hash || track->bone[0])
-                continue;
-            for (size_t i = 0; i < count; i++) {
-                if (ak_crc32(names[i], strlen(names[i])) == track->bone_hash) {
-                    if (ak_track_set_bone(track, names[i]) == AK_OK)
-                        named++;
-                    break;
-                }
-            }
-        }
-    }
-    return named;
-}

@@ -88,6 +88,28 @@ void *ak_job_realloc(ak_job *job, void *ptr, size_t count, size_t size)
     return b + 1;
 }
 
+void *ak_job_reserve(ak_job *job, size_t bytes, const char *what)
+{
+    if (!job->heap) {
+        ak_fail(job, AK_E_NOMEM, -1, "no memory can be reserved outside a read or write");
+        return NULL;
+    }
+    ak_heap *heap = job->heap;
+    if (heap->limit && (bytes > heap->limit || heap->used > heap->limit - bytes)) {
+        ak_fail(job, AK_E_LIMIT, -1, "%s would need about %zu bytes of memory, more than the %zu bytes "
+                "this read may use", what, bytes, heap->limit);
+        return NULL;
+    }
+    /* Only the header is allocated (through the host's allocator, so fault
+     * injection reaches a reservation too); `bytes` are only counted. */
+    ak_scratch *b = ak_heap_alloc(heap, sizeof *b);
+    if (!b)
+        return NULL;
+    heap->used += bytes;
+    link_block(job, b, sizeof *b + bytes);
+    return b + 1;
+}
+
 void ak_job_free(ak_job *job, void *ptr)
 {
     if (!ptr)

@@ -19,7 +19,8 @@ TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -I$(top_srcdir)/tests $(NO_TRUNCATION
 TEST_PLUGIN_FLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
 check_LTLIBRARIES += tests/plugins/akm.la tests/plugins/badabi.la tests/plugins/newminor.la \
 	tests/plugins/nosym.la tests/plugins/small.la tests/plugins/dupname.la tests/plugins/rival.la \
-	tests/plugins/oldminor.la tests/plugins/minor11.la
+	tests/plugins/oldminor.la tests/plugins/minor11.la tests/plugins/hidden.la tests/plugins/mangled.la \
+	tests/plugins/hiddenok.la
 tests_plugins_akm_la_SOURCES = examples/plugin/akm.c
 tests_plugins_akm_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
 tests_plugins_akm_la_LIBADD = libanimkit.la
@@ -51,10 +52,22 @@ tests_plugins_oldminor_la_LIBADD = libanimkit.la
 tests_plugins_minor11_la_SOURCES = tests/plugins/minor11.c
 tests_plugins_minor11_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
 tests_plugins_minor11_la_LIBADD = libanimkit.la
+# The entry's visibility and name, with and without AK_PLUGIN_ENTRY.
+tests_plugins_hidden_la_SOURCES = tests/plugins/hidden.c
+tests_plugins_hidden_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+tests_plugins_hidden_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
+tests_plugins_mangled_la_SOURCES = tests/plugins/mangled.c
+tests_plugins_mangled_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
+tests_plugins_hiddenok_la_SOURCES = tests/plugins/hiddenok.c
+tests_plugins_hiddenok_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+tests_plugins_hiddenok_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
+tests_plugins_hiddenok_la_LIBADD = libanimkit.la
 
 CORE_TESTS = tests/core/test_model tests/core/test_binio tests/core/test_registry \
 	tests/core/test_config tests/core/test_fileio tests/core/test_cli tests/core/test_threads \
-	tests/core/test_dtoa tests/core/test_params tests/core/test_text tests/core/test_locale
+	tests/core/test_dtoa tests/core/test_params tests/core/test_text tests/core/test_locale \
+	tests/core/test_trust tests/core/test_plugin_load tests/core/test_hostsafety tests/core/test_cli_output \
+	tests/core/test_config_limits
 check_PROGRAMS += $(CORE_TESTS)
 TESTS += $(CORE_TESTS)
 tests_core_test_model_SOURCES = tests/core/test_model.c
@@ -78,6 +91,21 @@ tests_core_test_fileio_LDADD = $(TEST_LIBS)
 tests_core_test_cli_SOURCES = tests/core/test_cli.c
 tests_core_test_cli_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_cli_LDADD = $(TEST_LIBS)
+tests_core_test_trust_SOURCES = tests/core/test_trust.c
+tests_core_test_trust_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_trust_LDADD = $(TEST_LIBS)
+tests_core_test_hostsafety_SOURCES = tests/core/test_hostsafety.c
+tests_core_test_hostsafety_CFLAGS = $(TEST_CFLAGS) -I$(top_srcdir)/core -pthread
+tests_core_test_hostsafety_LDADD = $(TEST_LIBS) -lpthread
+tests_core_test_cli_output_SOURCES = tests/core/test_cli_output.c
+tests_core_test_cli_output_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_cli_output_LDADD = $(TEST_LIBS)
+tests_core_test_config_limits_SOURCES = tests/core/test_config_limits.c
+tests_core_test_config_limits_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_config_limits_LDADD = $(TEST_LIBS)
+tests_core_test_plugin_load_SOURCES = tests/core/test_plugin_load.c
+tests_core_test_plugin_load_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_plugin_load_LDADD = $(TEST_LIBS)
 tests_core_test_threads_SOURCES = tests/core/test_threads.c examples/plugin/akm.c
 tests_core_test_threads_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_threads_LDADD = $(TEST_LIBS)
@@ -101,3 +129,9 @@ tests_core_test_edit_LDADD = plugins/ifp/libifp-impl.la $(TEST_LIBS) -lm
 tests_core_test_batch_SOURCES = tests/core/test_batch.c
 tests_core_test_batch_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_batch_LDADD = $(TEST_LIBS) -lutil
+
+# Folders the tests make for configs and plugins (see ak_test_tmpdir).
+clean-local: clean-test-tmp
+clean-test-tmp:
+	-rm -rf tests/tmp
+.PHONY: clean-test-tmp

@@ -27,6 +27,13 @@ ak_status ak_test_try_read(const ak_registry *reg, const unsigned char *bytes, s
 unsigned char *ak_test_write(const ak_registry *reg, const ak_doc *doc, const char *format, size_t *size);
 /* 1 when a and b are equal; else prints where they first differ. */
 int ak_test_same_bytes(const unsigned char *a, size_t na, const unsigned char *b, size_t nb, const char *what);
+/* Makes a fresh folder for files a test hands to the registry (configs,
+ * plugins) and writes its path to `buf`. It lies under the build tree
+ * (tests/tmp), not /tmp: the plugin trust rule refuses anything below a
+ * folder others can write to. When the build tree itself fails that rule
+ * (e.g. it sits below /tmp or is group-writable) this says so once and
+ * sets ANIMKIT_UNSAFE_PLUGINS=1 for the test and the programs it runs. */
+void ak_test_tmpdir(const char *prefix, char *buf, size_t size);
 /* Runs the suite and returns the exit status for main(). */
 int ak_test_run(Suite *suite);
 

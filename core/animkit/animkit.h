@@ -435,7 +435,9 @@ typedef enum ak_json_flags {
 AK_API ak_status ak_doc_write_json(const ak_doc *doc, const char *clip, unsigned flags, FILE *out);
 
 /* Fills unnamed tracks that carry a bone hash from a dictionary of names,
- * hashing each name with CRC-32 (zlib's). Returns how many were named. */
+ * hashing each name with CRC-32 (zlib's); the first name of a hash wins.
+ * Returns how many were named (0 if memory for the lookup table runs out).
+ * Takes O((names + tracks) log names) time. */
 AK_API size_t ak_doc_name_bones(ak_doc *doc, const char *const *names, size_t count);
 /* The base name of `path` without folders and extension ("a/walk.ifp" ->
  * "walk"), cut to fit `size`; returns its length. Single-clip formats name
@@ -571,6 +573,10 @@ typedef struct ak_allocator {
 typedef enum ak_registry_flags {
     AK_REG_NO_PLUGINS = 1,  /* load nothing; the caller adds codecs itself */
     AK_REG_NO_SEARCH = 2,   /* use only config_file, skip the search order */
+    /* Development only (1.2): skip the ownership and folder checks of
+     * plugins and configs (see ak_registry_open); the same as the
+     * environment variable ANIMKIT_UNSAFE_PLUGINS=1. Announced as a warning. */
+    AK_REG_UNSAFE_PLUGINS = 4,
     AK_REG_FLAGS_MAX_ = INT32_MAX
 } ak_registry_flags;
 
@@ -594,6 +600,16 @@ typedef struct ak_registry_config {
  * and loads the plugins it names. Broken plugins are reported through
  * on_message and skipped; only a broken config file is an error
  * (AK_E_CONFIG). `config` may be NULL.
+ *
+ * Trust (1.2): a plugin and the config file naming it are used only if the
+ * file and every folder on its resolved path (symbolic links followed)
+ * belong to root or to the effective user and are not writable by group
+ * or others; a sticky folder such as /tmp does not count as safe. The
+ * check is made on the opened file, and that same open file is what gets
+ * loaded. A relative $XDG_CONFIG_HOME or $HOME is ignored. A plugin's ELF
+ * note (see AK_PLUGIN_ENTRY) is read before loading it. AK_REG_UNSAFE_PLUGINS
+ * or ANIMKIT_UNSAFE_PLUGINS=1 turns the ownership and folder checks off
+ * (a plugin file writable by others is still refused).
  */
 AK_API ak_status ak_registry_open(const ak_registry_config *config, ak_registry **out,
                                   ak_report *report);
@@ -650,7 +666,9 @@ typedef enum ak_read_flags {
 
 /* A read may allocate at most AK_READ_ALLOC_FACTOR times the input size
  * plus AK_READ_ALLOC_BASE bytes for its document, unless max_alloc says
- * otherwise. */
+ * otherwise. That cap covers the document, the plugin's scratch memory and
+ * what it reserves for its libraries (ak_job_reserve: the JSON reader's
+ * parse tree); besides it, ak_read_file() holds the input once. */
 #define AK_READ_ALLOC_FACTOR 256u
 #define AK_READ_ALLOC_BASE (64u * 1024u * 1024u)
 
@@ -692,8 +710,10 @@ AK_API ak_status ak_write_file(const ak_registry *reg, const ak_doc *doc, const 
 AK_API ak_status ak_file_replace(const char *path, const void *bytes, size_t size, unsigned flags,
                                  ak_report *report);
 
-/* Loads a whole file into memory (mmap when possible); free with
- * ak_file_unmap(). */
+/* Loads a whole file into memory; free with ak_file_unmap(). The file is
+ * read, not mapped (since 1.2), so a file truncated by another process
+ * during a read gives an error (AK_E_IO), never SIGBUS; a FIFO or other
+ * non-regular file is refused at once (AK_E_NOINPUT) instead of blocking. */
 typedef struct ak_mapped_file {
     const unsigned char *data;
     size_t size;

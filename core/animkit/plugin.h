@@ -50,6 +50,9 @@
  *                    ak_keys_set_raw() (a channel's keys and stored bytes
  *                    in one call each; the per-key calls keep working).
  *                    1.0 and 1.1 plugins keep loading.
+ *                    AK_PLUGIN_ENTRY() and its ELF note (ak_plugin_note),
+ *                    read before loading; AK_REG_UNSAFE_PLUGINS.
+ *                    ak_job_reserve().
  */
 #ifndef ANIMKIT_PLUGIN_H
 #define ANIMKIT_PLUGIN_H
@@ -66,6 +69,55 @@ extern "C" {
 /* Name of the entry symbol and its type. */
 #define AK_CODEC_ENTRY "animkit_codec"
 typedef const ak_codec *(*ak_codec_entry_fn)(void);
+
+/*
+ * AK_PLUGIN_ENTRY(descriptor): defines and exports the entry point of a
+ * plugin, returning &descriptor, with C linkage and default visibility (so
+ * it works from C++ and under -fvisibility=hidden). Write it once, at file
+ * scope, after the descriptor:
+ *
+ *     static const ak_codec my_codec = { ... };
+ *     AK_PLUGIN_ENTRY(my_codec);
+ *
+ * It also places an ELF note (ak_plugin_note, section .note.animkit) with
+ * the ABI and descriptor size the plugin was built for. The core reads the
+ * note from the file before loading it, so a plugin built for another ABI
+ * is refused without any of its code running (not even constructors).
+ * (The name is checked after loading: in C a descriptor's fields are not
+ * constants the note could hold.) Plugins built without the macro still
+ * load, with a warning, after their code has run. (1.2)
+ */
+#define AK_NOTE_NAME "animkit"
+#define AK_NOTE_TYPE 0x414b0001u /* "AK" 1 */
+typedef struct ak_plugin_note {
+    uint32_t namesz;      /* 8: sizeof "animkit" */
+    uint32_t descsz;      /* 16: the four fields below */
+    uint32_t type;        /* AK_NOTE_TYPE */
+    char name[8];         /* "animkit" */
+    uint32_t abi_major;   /* AK_ABI_MAJOR as the plugin was built */
+    uint32_t abi_minor;   /* AK_ABI_MINOR as the plugin was built */
+    uint32_t struct_size; /* sizeof(ak_codec) as the plugin was built */
+    uint32_t reserved;    /* 0 */
+} ak_plugin_note;
+
+#ifdef __cplusplus
+#define AK_EXTERN_C_ extern "C"
+#else
+#define AK_EXTERN_C_
+#endif
+/* The note alone, for tests that fake another ABI; plugins use AK_PLUGIN_ENTRY. */
+#define AK_PLUGIN_NOTE_(major, minor)                                                                 \
+    __attribute__((section(".note.animkit"), used, aligned(4))) static const ak_plugin_note         \
+        ak_plugin_note_ = { 8, 16, AK_NOTE_TYPE, AK_NOTE_NAME, (major), (minor),                     \
+                            (uint32_t)sizeof(ak_codec), 0 };
+#define AK_PLUGIN_ENTRY(descriptor)                                                                   \
+    AK_PLUGIN_NOTE_(AK_ABI_MAJOR, AK_ABI_MINOR)                                                       \
+    AK_EXTERN_C_ __attribute__((visibility("default"))) const ak_codec *animkit_codec(void);         \
+    AK_EXTERN_C_ __attribute__((visibility("default"))) const ak_codec *animkit_codec(void)          \
+    {                                                                                                 \
+        return &(descriptor);                                                                         \
+    }                                                                                                 \
+    typedef int ak_plugin_entry_end_
 
 /* Probe scores. */
 #define AK_PROBE_MAGIC 100     /* the format's magic bytes match */
@@ -213,6 +265,12 @@ AK_API int ak_job_failed(const ak_job *job);
 AK_API void *ak_job_alloc(ak_job *job, size_t count, size_t size);
 AK_API void *ak_job_realloc(ak_job *job, void *ptr, size_t count, size_t size);
 AK_API void ak_job_free(ak_job *job, void *ptr);
+/* Counts `bytes` that a library the plugin calls will allocate outside the
+ * job (a parser's tree, say) against the read's limit, without allocating
+ * them. NULL, with the job failed (AK_E_LIMIT naming `what`, or
+ * AK_E_NOMEM), when they do not fit. The handle is given back with
+ * ak_job_free() once that memory is freed, or at the end of the job. (1.2) */
+AK_API void *ak_job_reserve(ak_job *job, size_t bytes, const char *what);
 
 /* Reads a companion file of the input (ABI 1.2), e.g. the .bin a .gltf
  * names. `name` is taken relative to the folder of the read's file name

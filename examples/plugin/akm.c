@@ -132,5 +132,5 @@ static const ak_codec akm_codec = {
     .params = akm_params,
 };
 
-const ak_codec *animkit_codec(void);
-const ak_codec *animkit_codec(void) { return &akm_codec; }
+/* Exports animkit_codec() and the ABI note the core reads before loading. */
+AK_PLUGIN_ENTRY(akm_codec);

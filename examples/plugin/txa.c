@@ -118,6 +118,5 @@ static const ak_codec txa_codec = {
     .params = txa_params,
 };
 
-/* The entry point, exported even when built with -fvisibility=hidden. */
-const ak_codec *animkit_codec(void) __attribute__((visibility("default")));
-const ak_codec *animkit_codec(void) { return &txa_codec; }
+/* The entry point and the ABI note the core reads before loading any code. */
+AK_PLUGIN_ENTRY(txa_codec);

@@ -1,5 +1,4 @@
 /* entry.c - the one symbol the gltf module exports. */
 #include "gltf.h"
 
-const ak_codec *animkit_codec(void);
-const ak_codec *animkit_codec(void) { return gltf_codec(); }
+AK_PLUGIN_ENTRY(*gltf_codec());

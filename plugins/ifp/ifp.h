@@ -50,6 +50,7 @@ size_t ifp_frame_size(uint32_t type);
 #define IFP_P_INFO_SIZE "ifp.info_size"      /* int: ANPK top INFO size (non-canonical only) */
 #define IFP_P_SIZE "ifp.size"                /* stale: top-level size */
 #define IFP_P_TAIL "ifp.tail"                /* bytes after the last animation */
+#define IFP_P_TAIL_ZEROS "ifp.tail_zeros"    /* or their count, when all are zero */
 #define IFP_P_NAME_RAW "ifp.name_raw"        /* bytes: raw name field (non-canonical only) */
 #define IFP_P_NAME_SIZE "ifp.name_size"      /* int: ANPK NAME chunk size (non-canonical only) */
 #define IFP_P_FLAGS "ifp.flags"              /* int: ANP3 animation flags */

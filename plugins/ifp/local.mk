@@ -16,3 +16,9 @@ TESTS += tests/ifp/test_ifp
 tests_ifp_test_ifp_SOURCES = tests/ifp/test_ifp.c
 tests_ifp_test_ifp_CFLAGS = $(TEST_CFLAGS)
 tests_ifp_test_ifp_LDADD = plugins/ifp/libifp-impl.la $(TEST_LIBS)
+
+check_PROGRAMS += tests/ifp/test_ifp_tail
+TESTS += tests/ifp/test_ifp_tail
+tests_ifp_test_ifp_tail_SOURCES = tests/ifp/test_ifp_tail.c
+tests_ifp_test_ifp_tail_CFLAGS = $(TEST_CFLAGS)
+tests_ifp_test_ifp_tail_LDADD = plugins/ifp/libifp-impl.la $(TEST_LIBS)

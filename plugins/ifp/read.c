@@ -91,6 +91,10 @@ static ak_status read_tail(ifp_rd *d, const char *key)
                 "kept as they are", n, nonzero);
     else
         ak_warn(d->job, (int64_t)end, "%zu zero bytes of padding follow the last animation; kept", n);
+    /* Zero padding is kept as its length: a read's memory must not grow
+     * with bytes that carry nothing (a 2 GB file of zeros took 4 GB). */
+    if (!nonzero && n <= INT64_MAX)
+        return chk(d, ak_prop_set_int(d->doc, &d->doc->props, IFP_P_TAIL_ZEROS, (int64_t)n), (int64_t)end);
     return chk(d, ak_prop_set_bytes(d->doc, &d->doc->props, key, p, n), (int64_t)end);
 }
 

@@ -703,6 +703,9 @@ ak_status ifp_write(ak_job *job, const ak_doc *doc, ak_sink *out)
     const ak_prop *tail = from == target ? ak_prop_get(&doc->props, IFP_P_TAIL) : NULL;
     if (tail && tail->type == AK_PROP_BYTES)
         ak_put(out, tail->data, tail->size);
+    const ak_prop *zeros = from == target ? ak_prop_get(&doc->props, IFP_P_TAIL_ZEROS) : NULL;
+    if (zeros && zeros->type == AK_PROP_INT && zeros->i > 0 && (uint64_t)zeros->i <= SIZE_MAX)
+        ak_put_zeros(out, (size_t)zeros->i);
     if (w.scale_dropped && family(target) == 0)
         ak_warn(job, -1, "%zu scale keys dropped: %s has no scale (ANPK KRTS has; write with variant=ANPK)",
                 w.scale_dropped, ifp_variant_name(w.var));

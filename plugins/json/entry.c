@@ -1,5 +1,4 @@
 /* entry.c - the one symbol the json module exports. */
 #include "json.h"
 
-const ak_codec *animkit_codec(void);
-const ak_codec *animkit_codec(void) { return json_codec(); }
+AK_PLUGIN_ENTRY(*json_codec());

@@ -13,6 +13,8 @@
 const ak_codec *json_codec(void);
 
 ak_status json_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc);
+/* bound.c: an upper bound of the memory jansson's tree of `text` takes. */
+size_t json_tree_bound(const unsigned char *text, size_t size);
 ak_status json_write(ak_job *job, const ak_doc *doc, ak_sink *out);
 
 /* The byte offset of the value at `path` ("clips[2].tracks[5].rotation[7]",

@@ -1,7 +1,8 @@
 /* read.c - rebuilds a document from animkit's JSON form with jansson.
  *
- * The text is parsed whole by json_loadb (bounded by the input: jansson
- * limits nesting depth itself, and JSON has no counts to inflate); then every
+ * The text is parsed whole by json_loadb (jansson limits nesting depth
+ * itself; the tree's memory is bounded from a pre-scan, bound.c, and
+ * counted against the read's limit before parsing); then every
  * field is looked up with its type checked. Errors name the path of the
  * offending field ("clips[2].tracks[5].rotation[7]") and its byte offset
  * (found again in the text by locate.c); syntax errors carry jansson's.
@@ -619,6 +620,10 @@ ak_status json_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc
     if (size > JSON_MAX_INPUT)
         return ak_fail(job, AK_E_LIMIT, -1, "a JSON document of %zu bytes is larger than the %zu bytes allowed",
                        size, JSON_MAX_INPUT);
+    /* The tree is jansson's memory, outside the job: its bound is counted. */
+    void *tree = ak_job_reserve(job, json_tree_bound(bytes, size), "the JSON parse tree");
+    if (!tree)
+        return AK_E_LIMIT;
     json_error_t err;
     json_t *root = json_loadb((const char *)bytes, size, JSON_REJECT_DUPLICATES, &err);
     if (!root)
@@ -628,6 +633,7 @@ ak_status json_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc
     ak_status st = read_root(&r, root);
     ak_job_free(job, r.buf);
     json_decref(root);
+    ak_job_free(job, tree);
     if (st == AK_OK && ak_job_failed(job))
         st = AK_E_DATA; /* the core keeps the first error's status */
     return st;

@@ -80,8 +80,7 @@ static void setup(void)
     const char *b = getenv("AK_BUILDDIR");
     ck_assert_ptr_nonnull(b);
     snprintf(exe, sizeof exe, "%s/cli/animkit", b);
-    snprintf(dir, sizeof dir, "/tmp/ak-cli-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ak_test_tmpdir("cli", dir, sizeof dir);
     snprintf(out_path, sizeof out_path, "%s/stdout.txt", dir);
     snprintf(err_path, sizeof err_path, "%s/stderr.txt", dir);
     snprintf(config, sizeof config, "%s/animkit.ini", dir);

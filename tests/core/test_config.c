@@ -12,8 +12,7 @@ static char dir[PATH_MAX];
 
 static void make_tmpdir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/ak-config-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ak_test_tmpdir("config", dir, sizeof dir);
 }
 
 static const char *write_at(const char *relative, const char *text)

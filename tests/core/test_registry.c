@@ -16,8 +16,7 @@ static char dir[PATH_MAX];
 
 static void make_tmpdir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/ak-registry-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ak_test_tmpdir("registry", dir, sizeof dir);
 }
 
 static const char *plugin(const char *name, char *buf, size_t n)
@@ -148,7 +147,7 @@ END_TEST
 START_TEST(autoload_and_disable)
 {
     make_tmpdir();
-    char p[PATH_MAX], text[PATH_MAX + 128];
+    char p[PATH_MAX], text[PATH_MAX + 512];
     plugin("akm", p, sizeof p);
     *strrchr(p, '/') = '\0';
     /* The folder holds every test plugin; disabling the broken ones by name
@@ -156,7 +155,8 @@ START_TEST(autoload_and_disable)
     snprintf(text, sizeof text,
              "[animkit]\nplugin_dir = %s\n[plugin badabi]\nenabled = no\n[plugin newminor]\nenabled = no\n"
              "[plugin nosym]\nenabled = no\n[plugin small]\nenabled = no\n[plugin dupname]\nenabled = no\n"
-             "[plugin rival]\nenabled = no\n[plugin oldminor]\nenabled = no\n[plugin minor11]\nenabled = no\n",
+             "[plugin rival]\nenabled = no\n[plugin oldminor]\nenabled = no\n[plugin minor11]\nenabled = no\n"
+             "[plugin hidden]\nenabled = no\n[plugin mangled]\nenabled = no\n[plugin hiddenok]\nenabled = no\n",
              p);
     ak_report rep = { 0 };
     ak_registry *reg = open_config(text, &rep);

@@ -102,7 +102,9 @@ static ak_registry *open_build_tree_registry(void)
     const char *names[] = { "ifp", "ani", "anm", "mab" };
     for (int i = 0; i < 4; i++)
         n += snprintf(text + n, sizeof text - (size_t)n, "plugin_dir = %s/plugins/%s/.libs\n", b, names[i]);
-    char path[] = "/tmp/ak-threads-XXXXXX";
+    char path[PATH_MAX];
+    ak_test_tmpdir("threads", path, sizeof path - 16);
+    strcat(path, "/XXXXXX");
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     ck_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));

@@ -5,5 +5,4 @@ static int probe(const unsigned char *b, size_t n, const char *f) { (void)b; (vo
 static ak_status rd(ak_job *j, const unsigned char *b, size_t n, ak_doc *d) { (void)b; (void)n; (void)d; return ak_fail(j, AK_E_DATA, 0, "never"); }
 
 static const ak_codec codec = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "akm", "9", "impostor", "MIT", "akm", probe, rd, NULL, NULL };
-const ak_codec *animkit_codec(void);
-const ak_codec *animkit_codec(void) { return &codec; }
+AK_PLUGIN_ENTRY(codec);

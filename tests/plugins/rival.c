@@ -17,5 +17,4 @@ static ak_status rd(ak_job *j, const unsigned char *b, size_t n, ak_doc *d)
 }
 
 static const ak_codec codec = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "rival", "1", "ties with akm", "MIT", "rv", probe, rd, NULL, NULL };
-const ak_codec *animkit_codec(void);
-const ak_codec *animkit_codec(void) { return &codec; }
+AK_PLUGIN_ENTRY(codec);

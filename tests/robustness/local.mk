@@ -32,6 +32,13 @@ tests_robustness_test_limits_SOURCES = tests/robustness/test_limits.c $(ROBUST_C
 tests_robustness_test_limits_CFLAGS = $(ROBUST_CFLAGS)
 tests_robustness_test_limits_LDADD = $(ROBUST_LIBS)
 
+# Time sweeps asserting linear growth (ratios, not absolute times).
+check_PROGRAMS += tests/robustness/test_linear
+TESTS += tests/robustness/test_linear
+tests_robustness_test_linear_SOURCES = tests/robustness/test_linear.c
+tests_robustness_test_linear_CFLAGS = $(TEST_CFLAGS)
+tests_robustness_test_linear_LDADD = $(TEST_LIBS)
+
 tests_robustness_test_regressions_SOURCES = tests/robustness/test_regressions.c $(ROBUST_COMMON)
 tests_robustness_test_regressions_CFLAGS = $(ROBUST_CFLAGS)
 tests_robustness_test_regressions_LDADD = $(ROBUST_LIBS)

@@ -361,8 +361,8 @@ END_TEST
  * and the strings it keeps are allocated too. */
 START_TEST(t_registry_config)
 {
-    char dir[] = "/tmp/ak-robust-XXXXXX";
-    ck_assert(mkdtemp(dir) != NULL);
+    char dir[200];
+    ak_test_tmpdir("robust", dir, sizeof dir);
     char path[256];
     snprintf(path, sizeof path, "%s/animkit.ini", dir);
     FILE *fp = fopen(path, "w");

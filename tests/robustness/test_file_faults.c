@@ -68,7 +68,17 @@ static int fake_rename(const char *from, const char *to)
     return rename(from, to);
 }
 
-static const ak_file_ops fake_ops = { fake_write, fake_fsync, fake_rename };
+static int fake_rename_noreplace(const char *from, const char *to)
+{
+    fake.renames++;
+    if (fake.fail_rename) {
+        errno = fake.fail_rename;
+        return -1;
+    }
+    return ak_posix_file_ops.rename_noreplace(from, to);
+}
+
+static const ak_file_ops fake_ops = { fake_write, fake_fsync, fake_rename, fake_rename_noreplace };
 
 /* ---- helpers ------------------------------------------------------------ */
 

@@ -1,0 +1,69 @@
+/* loadfd.c - loading a shared object from an open descriptor through
+ * /proc/self/fd/N, so that the file the trust and ABI checks read is the
+ * file that runs.
+ *
+ * The dynamic loader knows objects by name, and remembers every name an
+ * object was asked for (an object loaded twice gets the second name as an
+ * alias). A name /proc/self/fd/N outlives descriptor N: after N is closed
+ * and reused for another file, dlopen() of the same name would hand back
+ * the old object. So the object returned is checked against the
+ * descriptor (device and inode of its mapping in /proc/self/maps), and on
+ * a mismatch the descriptor is moved to another number and the load tried
+ * again. A stale match runs no code: that object is already loaded. */
+#define _GNU_SOURCE /* dlinfo() */
+#include "registry.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#define MAX_TRIES 64
+
+/* 1 when the object `handle` is mapped from the file open as `fd`. */
+static int same_file(void *handle, int fd)
+{
+    struct link_map *lm = NULL;
+    struct stat st;
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_ld || fstat(fd, &st) != 0)
+        return 0;
+    uintptr_t at = (uintptr_t)lm->l_ld; /* the dynamic section lies in a mapping of the file */
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (!maps)
+        return 0;
+    char line[512];
+    int same = 0;
+    while (fgets(line, sizeof line, maps)) {
+        unsigned long start, end, ino;
+        unsigned maj, min;
+        if (sscanf(line, "%lx-%lx %*s %*s %x:%x %lu", &start, &end, &maj, &min, &ino) != 5)
+            continue;
+        if (at >= start && at < end) {
+            same = maj == major(st.st_dev) && min == minor(st.st_dev) && ino == (unsigned long)st.st_ino;
+            break;
+        }
+    }
+    fclose(maps);
+    return same;
+}
+
+void *ak_load_fd(int *fd)
+{
+    for (int tries = 0; tries < MAX_TRIES; tries++) {
+        char name[64];
+        snprintf(name, sizeof name, "/proc/self/fd/%d", *fd);
+        void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+        if (!handle || same_file(handle, *fd))
+            return handle;
+        dlclose(handle); /* another object under a stale name */
+        int other = fcntl(*fd, F_DUPFD_CLOEXEC, *fd + 1);
+        if (other < 0)
+            return NULL;
+        close(*fd);
+        *fd = other;
+    }
+    return NULL;
+}

@@ -1,0 +1,337 @@
+/* test_plugin_load.c - what happens before and while a plugin is loaded:
+ * the ABI note read from the file (no code of a foreign-ABI plugin runs),
+ * the warning for plugins without it, the entry symbol's explanations
+ * (hidden, C++-mangled), and the name-collision rule. */
+#include "testutil.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[PATH_MAX];
+
+typedef struct msglog {
+    char text[16384];
+} msglog;
+
+static void collect(void *user, const ak_message *m)
+{
+    msglog *l = user;
+    size_t used = strlen(l->text);
+    snprintf(l->text + used, sizeof l->text - used, "%s: %s\n", m->file ? m->file : "-", m->text);
+}
+
+static const char *plugin(const char *name)
+{
+    static char buf[8][PATH_MAX];
+    static int next;
+    char *p = buf[next++ % 8];
+    snprintf(p, PATH_MAX, "%s/tests/plugins/.libs/%s.so", getenv("AK_BUILDDIR"), name);
+    return p;
+}
+
+static ak_registry *open_config(const char *text, msglog *l)
+{
+    char ini[PATH_MAX];
+    snprintf(ini, sizeof ini, "%s/animkit.ini", dir);
+    FILE *fp = fopen(ini, "w");
+    ck_assert_ptr_nonnull(fp);
+    fputs(text, fp);
+    fclose(fp);
+    ak_registry_config cfg = { sizeof cfg, 0, ini, NULL, collect, l, "/nonexistent" };
+    ak_registry *reg = NULL;
+    ak_report rep = { 0 };
+    ck_assert_msg(ak_registry_open(&cfg, &reg, &rep) == AK_OK, "%s", rep.message);
+    return reg;
+}
+
+static const char *refusal(const ak_registry *reg, const char *name)
+{
+    for (size_t i = 0; i < ak_registry_refused_count(reg); i++)
+        if (!strcmp(ak_registry_refused(reg, i)->name, name))
+            return ak_registry_refused(reg, i)->reason;
+    return NULL;
+}
+
+static void copy_plugin(const char *name, const char *to)
+{
+    size_t n;
+    unsigned char *b = ak_test_slurp(plugin(name), &n);
+    FILE *fp = fopen(to, "wb");
+    ck_assert_ptr_nonnull(fp);
+    fwrite(b, 1, n, fp);
+    fclose(fp);
+    free(b);
+    chmod(to, 0644);
+}
+
+START_TEST(foreign_abi_never_runs)
+{
+    ak_test_tmpdir("load", dir, sizeof dir);
+    char mark[PATH_MAX + 16], text[4 * PATH_MAX];
+    snprintf(mark, sizeof mark, "%s/constructor-ran", dir);
+    setenv("AK_TEST_CTOR_MARK", mark, 1);
+    snprintf(text, sizeof text, "[animkit]\nautoload = no\n[plugin badabi]\npath = %s\n[plugin newminor]\npath = %s\n",
+             plugin("badabi"), plugin("newminor"));
+    msglog l = { "" };
+    ak_registry *reg = open_config(text, &l);
+    ck_assert_uint_eq(ak_registry_count(reg), 0);
+    const char *why = refusal(reg, "badabi");
+    ck_assert_ptr_nonnull(why);
+    ck_assert_msg(strstr(why, "built for animkit ABI 2.0") && strstr(why, "from its ELF note; none of its code was run"),
+                  "%s", why);
+    why = refusal(reg, "newminor");
+    ck_assert_ptr_nonnull(why);
+    ck_assert_msg(strstr(why, "from its ELF note"), "%s", why);
+    /* Its constructor would have left the mark. */
+    ck_assert_msg(access(mark, F_OK) != 0, "badabi's constructor ran");
+    ak_registry_free(reg);
+}
+END_TEST
+
+START_TEST(plugins_without_note_load_with_a_warning)
+{
+    ak_test_tmpdir("load", dir, sizeof dir);
+    char text[4 * PATH_MAX];
+    snprintf(text, sizeof text, "[animkit]\nautoload = no\n[plugin akm]\npath = %s\n[plugin oldminor]\npath = %s\n"
+             "[plugin minor11]\npath = %s\n", plugin("akm"), plugin("oldminor"), plugin("minor11"));
+    msglog l = { "" };
+    ak_registry *reg = open_config(text, &l);
+    ck_assert_uint_eq(ak_registry_count(reg), 3);
+    ck_assert_ptr_nonnull(strstr(l.text, "plugin 'oldminor' has no animkit ABI note"));
+    ck_assert_ptr_nonnull(strstr(l.text, "plugin 'minor11' has no animkit ABI note"));
+    ck_assert_ptr_null(strstr(l.text, "plugin 'akm' has no"));
+    ak_registry_free(reg);
+}
+END_TEST
+
+START_TEST(entry_refusals_say_why)
+{
+    ak_test_tmpdir("load", dir, sizeof dir);
+    char text[4 * PATH_MAX];
+    snprintf(text, sizeof text, "[animkit]\nautoload = no\n[plugin hidden]\npath = %s\n[plugin mangled]\npath = %s\n"
+             "[plugin nosym]\npath = %s\n[plugin hiddenok]\npath = %s\n",
+             plugin("hidden"), plugin("mangled"), plugin("nosym"), plugin("hiddenok"));
+    msglog l = { "" };
+    ak_registry *reg = open_config(text, &l);
+    /* -fvisibility=hidden with AK_PLUGIN_ENTRY loads and reads. */
+    ck_assert_uint_eq(ak_registry_count(reg), 1);
+    ck_assert_str_eq(ak_registry_plugin(reg, 0)->codec->name, "hiddenok");
+    ak_options o = { sizeof o, NULL, "x.hok", NULL, 0, 0 };
+    ak_doc *doc = NULL;
+    ak_report rep = { 0 };
+    ck_assert_int_eq(ak_read(reg, "HOK1", 4, &o, &doc, &rep), AK_OK);
+    ck_assert_str_eq(doc->clips[0]->name, "hiddenok");
+    ak_doc_free(doc);
+    const char *why = refusal(reg, "hidden");
+    ck_assert_msg(why && strstr(why, "it exists but is hidden") && strstr(why, "AK_PLUGIN_ENTRY"), "%s", why);
+    why = refusal(reg, "mangled");
+    ck_assert_msg(why && strstr(why, "found '_Z13animkit_codecv' instead, a C++-mangled name"), "%s", why);
+    why = refusal(reg, "nosym");
+    ck_assert_msg(why && strstr(why, "no entry symbol 'animkit_codec' (declare it with AK_PLUGIN_ENTRY()"), "%s", why);
+    ak_registry_free(reg);
+}
+END_TEST
+
+START_TEST(config_wins_over_autoload)
+{
+    ak_test_tmpdir("load", dir, sizeof dir);
+    char autodir[PATH_MAX + 8], so[PATH_MAX + 16], text[4 * PATH_MAX];
+    snprintf(autodir, sizeof autodir, "%s/auto", dir);
+    mkdir(autodir, 0755);
+    snprintf(so, sizeof so, "%s/akm.so", autodir);
+    copy_plugin("akm", so);
+    /* dupname calls itself akm; named in the config it wins over the
+     * autoloaded akm.so, and the section's other name is reported. */
+    snprintf(text, sizeof text, "[animkit]\nplugin_dir = %s\n[plugin impostor]\npath = %s\n", autodir,
+             plugin("dupname"));
+    msglog l = { "" };
+    ak_registry *reg = open_config(text, &l);
+    ck_assert_uint_eq(ak_registry_count(reg), 1);
+    ck_assert_str_eq(ak_registry_plugin(reg, 0)->codec->version, "9");
+    const char *why = refusal(reg, "akm");
+    char expect[3 * PATH_MAX];
+    snprintf(expect, sizeof expect, "the name 'akm' is already taken by %s (named in the config), which is used",
+             plugin("dupname"));
+    ck_assert_msg(why && strstr(why, expect), "%s", why);
+    ck_assert_ptr_nonnull(strstr(l.text, "config section [plugin impostor] loads a plugin that calls itself 'akm'"));
+    ak_registry_free(reg);
+}
+END_TEST
+
+START_TEST(own_name_wins_among_autoloaded_and_equals_are_both_named)
+{
+    ak_test_tmpdir("load", dir, sizeof dir);
+    char autodir[PATH_MAX + 8], a[PATH_MAX + 16], b[PATH_MAX + 16], text[4 * PATH_MAX];
+    snprintf(autodir, sizeof autodir, "%s/auto", dir);
+    mkdir(autodir, 0755);
+    /* aaa.so (loaded first, in name order) calls itself akm, as akm.so does:
+     * akm.so, named as it calls itself, is used. */
+    snprintf(a, sizeof a, "%s/aaa.so", autodir);
+    snprintf(b, sizeof b, "%s/akm.so", autodir);
+    copy_plugin("dupname", a);
+    copy_plugin("akm", b);
+    snprintf(text, sizeof text, "[animkit]\nplugin_dir = %s\n", autodir);
+    msglog l = { "" };
+    ak_registry *reg = open_config(text, &l);
+    ck_assert_uint_eq(ak_registry_count(reg), 1);
+    ck_assert_str_eq(ak_registry_plugin(reg, 0)->path, b);
+    ck_assert_str_eq(ak_registry_plugin(reg, 0)->codec->version, "1.0.0");
+    ck_assert_uint_eq(ak_registry_refused_count(reg), 1);
+    const ak_refused_plugin *r = ak_registry_refused(reg, 0);
+    ck_assert_str_eq(r->path, a);
+    char expect[3 * PATH_MAX];
+    snprintf(expect, sizeof expect, "the name 'akm' is also taken by %s (autoloaded as its own name), which is used", b);
+    ck_assert_msg(strstr(r->reason, expect), "%s", r->reason);
+    ak_registry_free(reg);
+    /* Two sections of equal standing: the first is used, both are named. */
+    snprintf(text, sizeof text, "[animkit]\nautoload = no\n[plugin akm]\npath = %s\n[plugin other]\npath = %s\n", b, a);
+    msglog l2 = { "" };
+    reg = open_config(text, &l2);
+    ck_assert_uint_eq(ak_registry_count(reg), 1);
+    ck_assert_str_eq(ak_registry_plugin(reg, 0)->path, b);
+    const char *why = refusal(reg, "other");
+    snprintf(expect, sizeof expect, "the name 'akm' is already taken by %s (named in the config), which is used; "
+             "both have equal standing", b);
+    ck_assert_msg(why && strstr(why, expect), "%s", why);
+    ck_assert_str_eq(ak_registry_refused(reg, 0)->path, a);
+    ak_registry_free(reg);
+}
+END_TEST
+
+/* Every in-tree plugin is built with AK_PLUGIN_ENTRY: none runs code
+ * before its ABI is known, and none makes the CLI warn on every run. */
+START_TEST(in_tree_plugins_carry_the_note)
+{
+    ak_test_tmpdir("load", dir, sizeof dir);
+    char base[PATH_MAX], text[16384] = "[animkit]\n";
+    snprintf(base, sizeof base, "%s/plugins", getenv("AK_BUILDDIR"));
+    DIR *d = opendir(base);
+    ck_assert_ptr_nonnull(d);
+    int folders = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        size_t used = strlen(text);
+        snprintf(text + used, sizeof text - used, "plugin_dir = %s/%s/.libs\n", base, e->d_name);
+        folders++;
+    }
+    closedir(d);
+    msglog l = { "" };
+    ak_registry *reg = open_config(text, &l);
+    ck_assert_int_ge(folders, 5);
+    ck_assert_uint_eq(ak_registry_count(reg), (size_t)folders);
+    ck_assert_uint_eq(ak_registry_refused_count(reg), 0);
+    ck_assert_msg(strstr(l.text, "has no animkit ABI note") == NULL, "%s", l.text);
+    ak_registry_free(reg);
+}
+END_TEST
+
+/* Loading goes through /proc/self/fd/N, a name the loader remembers after
+ * N is closed and reused: registries opened while others live, and after
+ * some are freed, must each get the objects their config names. */
+START_TEST(registries_side_by_side_get_their_own_plugins)
+{
+    ak_test_tmpdir("load", dir, sizeof dir);
+    const char *orders[3][3] = { { "akm", "rival", "hiddenok" }, { "hiddenok", "akm", "rival" },
+                                 { "rival", "hiddenok", "akm" } };
+    ak_registry *live[6] = { NULL };
+    for (int round = 0; round < 6; round++) {
+        const char *const *names = orders[round % 3];
+        char text[4 * PATH_MAX];
+        snprintf(text, sizeof text, "[animkit]\nautoload = no\n[plugin %s]\npath = %s\n[plugin %s]\npath = %s\n"
+                 "[plugin %s]\npath = %s\n", names[0], plugin(names[0]), names[1], plugin(names[1]), names[2],
+                 plugin(names[2]));
+        msglog l = { "" };
+        live[round] = open_config(text, &l);
+        ck_assert_uint_eq(ak_registry_count(live[round]), 3);
+        for (size_t i = 0; i < 3; i++) {
+            const ak_plugin_info *p = ak_registry_plugin(live[round], i);
+            ck_assert_str_eq(p->codec->name, names[i]);
+            ck_assert_str_eq(p->path, plugin(names[i]));
+        }
+        if (round == 2) { /* free two: their descriptor numbers are reused */
+            ak_registry_free(live[0]);
+            ak_registry_free(live[1]);
+            live[0] = live[1] = NULL;
+        }
+    }
+    for (int i = 0; i < 6; i++)
+        ak_registry_free(live[i]);
+}
+END_TEST
+
+/* core/elfscan.c, internal: declared here to test it on damaged files. */
+int ak_elf_read_note(int fd, ak_plugin_note *note, char *why, size_t n);
+int ak_elf_find_symbol_like(int fd, const char *want, char *found, size_t fn, int *hidden);
+
+static int scan_bytes(const unsigned char *b, size_t n, ak_plugin_note *note)
+{
+    char path[PATH_MAX + 16], why[512], found[256];
+    snprintf(path, sizeof path, "%s/damaged.so", dir);
+    FILE *fp = fopen(path, "wb");
+    ck_assert_ptr_nonnull(fp);
+    if (n)
+        ck_assert_uint_eq(fwrite(b, 1, n, fp), n);
+    fclose(fp);
+    int fd = open(path, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    int hidden = 0;
+    int got = ak_elf_read_note(fd, note, why, sizeof why);
+    ak_elf_find_symbol_like(fd, "animkit_codec", found, sizeof found, &hidden);
+    close(fd);
+    return got;
+}
+
+START_TEST(elf_scan_survives_damage)
+{
+    ak_test_tmpdir("load", dir, sizeof dir);
+    size_t n;
+    unsigned char *so = ak_test_slurp(plugin("akm"), &n);
+    ak_plugin_note note;
+    ck_assert_int_eq(scan_bytes(so, n, &note), 1);
+    ck_assert_uint_eq(note.abi_major, AK_ABI_MAJOR);
+    ck_assert_uint_eq(note.abi_minor, AK_ABI_MINOR);
+    ck_assert_uint_eq(note.struct_size, sizeof(ak_codec));
+    /* Every length cut short, and bytes of the headers and section table
+     * changed one at a time: no crash, no read outside the file. */
+    for (size_t cut = 0; cut < n; cut += 61)
+        scan_bytes(so, cut, &note);
+    unsigned char *copy = malloc(n);
+    uint64_t shoff;
+    memcpy(&shoff, so + 0x28, sizeof shoff); /* e_shoff of ELF64 */
+    unsigned seed = 12345;
+    for (int i = 0; i < 3000; i++) {
+        memcpy(copy, so, n);
+        seed = seed * 1103515245u + 12345u;
+        size_t at = i % 2 ? (seed >> 8) % 64 : (size_t)(shoff + (seed >> 8) % (n - shoff < 4096 ? n - shoff : 4096));
+        if (at >= n)
+            continue;
+        copy[at] = (unsigned char)(seed >> 3);
+        scan_bytes(copy, n, &note);
+    }
+    free(copy);
+    free(so);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("plugin_load");
+    TCase *tc = tcase_create("plugin_load");
+    tcase_add_test(tc, foreign_abi_never_runs);
+    tcase_add_test(tc, plugins_without_note_load_with_a_warning);
+    tcase_add_test(tc, entry_refusals_say_why);
+    tcase_add_test(tc, config_wins_over_autoload);
+    tcase_add_test(tc, own_name_wins_among_autoloaded_and_equals_are_both_named);
+    tcase_add_test(tc, elf_scan_survives_damage);
+    tcase_add_test(tc, in_tree_plugins_carry_the_note);
+    tcase_add_test(tc, registries_side_by_side_get_their_own_plugins);
+    suite_add_tcase(s, tc);
+    return ak_test_run(s);
+}
