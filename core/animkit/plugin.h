@@ -49,6 +49,8 @@
  *                    Bulk keys: ak_keys_append(), ak_doc_store(),
  *                    ak_keys_set_raw() (a channel's keys and stored bytes
  *                    in one call each; the per-key calls keep working).
+ *                    Quaternions: ak_quat_mul(), ak_quat_normalize(),
+ *                    ak_quat_to_matrix(), ak_quat_from_matrix().
  *                    1.0 and 1.1 plugins keep loading.
  */
 #ifndef ANIMKIT_PLUGIN_H

@@ -40,17 +40,6 @@ int bvh_parse_channels(const char *text, uint8_t codes[BVH_MAX_CHANNELS])
     return n;
 }
 
-static void quat_mul(const double a[4], const double b[4], double out[4])
-{
-    double r[4] = {
-        a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
-        a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
-        a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
-        a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
-    };
-    memcpy(out, r, sizeof r);
-}
-
 static const double rad_per_deg = M_PI / 180.0;
 
 void bvh_euler_to_quat(const uint8_t *axes, const double *deg, int n, double q[4])
@@ -61,30 +50,15 @@ void bvh_euler_to_quat(const uint8_t *axes, const double *deg, int n, double q[4
         double half = deg[i] * rad_per_deg / 2;
         double r[4] = { 0, 0, 0, cos(half) };
         r[axes[i]] = sin(half);
-        quat_mul(q, r, q);
+        ak_quat_mul(q, r, q);
     }
-}
-
-/* The rotation matrix of a quaternion (normalised first), column vectors. */
-static void quat_matrix(const double q[4], double m[3][3])
-{
-    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    double x = q[0] / n, y = q[1] / n, z = q[2] / n, w = q[3] / n;
-    m[0][0] = 1 - 2 * (y * y + z * z);
-    m[0][1] = 2 * (x * y - z * w);
-    m[0][2] = 2 * (x * z + y * w);
-    m[1][0] = 2 * (x * y + z * w);
-    m[1][1] = 1 - 2 * (x * x + z * z);
-    m[1][2] = 2 * (y * z - x * w);
-    m[2][0] = 2 * (x * z - y * w);
-    m[2][1] = 2 * (y * z + x * w);
-    m[2][2] = 1 - 2 * (x * x + y * y);
 }
 
 void bvh_quat_to_euler(const double q[4], const uint8_t axes[3], double deg[3])
 {
-    double m[3][3];
-    quat_matrix(q, m);
+    double u[4], m[3][3];
+    ak_quat_normalize(q, u);
+    ak_quat_to_matrix(u, m);
     int i = axes[0], j = axes[1], k = axes[2];
     /* +1 for the cyclic orders XYZ, YZX, ZXY, -1 for the others. */
     double s = (j == (i + 1) % 3) ? 1 : -1;

@@ -249,15 +249,11 @@ long gltf_hex_decode(const char *hex, unsigned char *out)
 
 void gltf_trs_matrix(const double t[3], const double q[4], const double s[3], double m[16])
 {
-    double x = q[0], y = q[1], z = q[2], w = q[3];
-    double r[9] = {
-        1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w),
-        2 * (x * y - z * w), 1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
-        2 * (x * z + y * w), 2 * (y * z - x * w), 1 - 2 * (x * x + y * y),
-    };
+    double r[3][3];
+    ak_quat_to_matrix(q, r);
     for (int col = 0; col < 3; col++) {
         for (int row = 0; row < 3; row++)
-            m[col * 4 + row] = r[col * 3 + row] * s[col];
+            m[col * 4 + row] = r[row][col] * s[col];
         m[col * 4 + 3] = 0;
     }
     m[12] = t[0];
