@@ -54,12 +54,16 @@ tests_plugins_minor11_la_LIBADD = libanimkit.la
 
 CORE_TESTS = tests/core/test_model tests/core/test_binio tests/core/test_registry \
 	tests/core/test_config tests/core/test_fileio tests/core/test_cli tests/core/test_threads \
-	tests/core/test_dtoa tests/core/test_params tests/core/test_text tests/core/test_locale
+	tests/core/test_dtoa tests/core/test_params tests/core/test_text tests/core/test_locale \
+	tests/core/test_quat
 check_PROGRAMS += $(CORE_TESTS)
 TESTS += $(CORE_TESTS)
 tests_core_test_model_SOURCES = tests/core/test_model.c
 tests_core_test_model_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_model_LDADD = $(TEST_LIBS)
+tests_core_test_quat_SOURCES = tests/core/test_quat.c
+tests_core_test_quat_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_quat_LDADD = $(TEST_LIBS)
 tests_core_test_dtoa_SOURCES = tests/core/test_dtoa.c
 tests_core_test_dtoa_CFLAGS = $(TEST_CFLAGS) -I$(top_srcdir)/core
 tests_core_test_dtoa_LDADD = $(TEST_LIBS)
