@@ -349,6 +349,11 @@ AK_API void ak_key_touch(ak_key *key);
  * it beside a key's stored bytes; a reader that computes the same over the
  * numbers it parsed knows whether they were edited in between. */
 AK_API uint64_t ak_key_digest(const ak_key *key, ak_channel_kind kind);
+/* 64-bit FNV-1a (ABI 1.2): digest h continued over `size` bytes; start
+ * with AK_DIGEST_START. Byte order and struct padding of what is hashed
+ * are the caller's affair; a change detector, not a cryptographic hash. */
+#define AK_DIGEST_START 0xcbf29ce484222325ull
+AK_API uint64_t ak_digest_bytes(uint64_t h, const void *data, size_t size);
 
 AK_API ak_event *ak_event_add(ak_clip *clip, double time, const char *type, const char *info);
 

@@ -51,6 +51,7 @@
  *                    in one call each; the per-key calls keep working).
  *                    Quaternions: ak_quat_mul(), ak_quat_normalize(),
  *                    ak_quat_to_matrix(), ak_quat_from_matrix().
+ *                    ak_digest_bytes() (FNV-1a).
  *                    1.0 and 1.1 plugins keep loading.
  */
 #ifndef ANIMKIT_PLUGIN_H

@@ -81,34 +81,26 @@ double bvh_quat_to_angle(const double q[4], int axis)
     return 2 * atan2(q[axis], q[3]) / rad_per_deg;
 }
 
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
-}
-
-static uint64_t fnv_prop(uint64_t h, const ak_props *props, const char *key)
+static uint64_t digest_prop(uint64_t h, const ak_props *props, const char *key)
 {
     const ak_prop *p = ak_prop_get(props, key);
     if (p && p->type == AK_PROP_STRING)
-        return fnv(h, p->data, p->size + 1);
-    return fnv(h, "-", 2);
+        return ak_digest_bytes(h, p->data, p->size + 1);
+    return ak_digest_bytes(h, "-", 2);
 }
 
 uint64_t bvh_skeleton_digest(const ak_doc *doc)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = AK_DIGEST_START;
     const ak_skeleton *s = &doc->skeleton;
-    h = fnv(h, &s->bone_count, sizeof s->bone_count);
+    h = ak_digest_bytes(h, &s->bone_count, sizeof s->bone_count);
     for (size_t i = 0; i < s->bone_count; i++) {
         const ak_bone *b = &s->bones[i];
-        h = fnv(h, b->name, strlen(b->name) + 1);
-        h = fnv(h, &b->parent, sizeof b->parent);
-        h = fnv(h, b->translation, sizeof b->translation);
-        h = fnv_prop(h, &b->props, BVH_P_CHANNELS);
-        h = fnv_prop(h, &b->props, BVH_P_END_SITE);
+        h = ak_digest_bytes(h, b->name, strlen(b->name) + 1);
+        h = ak_digest_bytes(h, &b->parent, sizeof b->parent);
+        h = ak_digest_bytes(h, b->translation, sizeof b->translation);
+        h = digest_prop(h, &b->props, BVH_P_CHANNELS);
+        h = digest_prop(h, &b->props, BVH_P_END_SITE);
     }
     return h;
 }

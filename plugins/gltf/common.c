@@ -123,13 +123,13 @@ int gltf_track_mirrored(const ak_track *t)
 
 uint64_t gltf_channel_digest(const ak_channel *ch, ak_channel_kind kind)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = AK_DIGEST_START;
     for (size_t k = 0; k < ch->count; k++) {
         uint64_t d = ak_key_digest(&ch->keys[k], kind);
-        for (int i = 0; i < 8; i++) {
-            h ^= (d >> (8 * i)) & 0xff;
-            h *= 0x100000001b3ull;
-        }
+        unsigned char bytes[8]; /* little-endian, whatever the host's order */
+        for (int i = 0; i < 8; i++)
+            bytes[i] = (unsigned char)(d >> (8 * i));
+        h = ak_digest_bytes(h, bytes, sizeof bytes);
     }
     return h;
 }
