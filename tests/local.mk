@@ -67,12 +67,16 @@ CORE_TESTS = tests/core/test_model tests/core/test_binio tests/core/test_registr
 	tests/core/test_config tests/core/test_fileio tests/core/test_cli tests/core/test_threads \
 	tests/core/test_dtoa tests/core/test_params tests/core/test_text tests/core/test_locale \
 	tests/core/test_trust tests/core/test_plugin_load tests/core/test_hostsafety tests/core/test_cli_output \
-	tests/core/test_config_limits
+	tests/core/test_config_limits \
+	tests/core/test_quat
 check_PROGRAMS += $(CORE_TESTS)
 TESTS += $(CORE_TESTS)
 tests_core_test_model_SOURCES = tests/core/test_model.c
 tests_core_test_model_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_model_LDADD = $(TEST_LIBS)
+tests_core_test_quat_SOURCES = tests/core/test_quat.c
+tests_core_test_quat_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_quat_LDADD = $(TEST_LIBS)
 tests_core_test_dtoa_SOURCES = tests/core/test_dtoa.c
 tests_core_test_dtoa_CFLAGS = $(TEST_CFLAGS) -I$(top_srcdir)/core
 tests_core_test_dtoa_LDADD = $(TEST_LIBS)

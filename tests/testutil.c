@@ -142,3 +142,30 @@ int ak_test_run(Suite *suite)
     srunner_free(sr);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
+
+void ak_test_cuts(const unsigned char *bytes, size_t n, size_t dense, size_t step, ak_test_sweep_fn *fn, void *user)
+{
+    for (size_t len = 0; len < n; len += len < dense ? 1 : step) {
+        unsigned char *copy = malloc(len ? len : 1); /* exactly len: ASan sees a read past the cut */
+        ck_assert_ptr_nonnull(copy);
+        memcpy(copy, bytes, len);
+        fn(copy, len, len, user);
+        free(copy);
+    }
+}
+
+void ak_test_pokes(const unsigned char *bytes, size_t n, size_t limit, size_t stride, const uint32_t *values,
+                   size_t count, size_t width, ak_test_sweep_fn *fn, void *user)
+{
+    unsigned char *copy = malloc(n ? n : 1);
+    ck_assert_ptr_nonnull(copy);
+    memcpy(copy, bytes, n);
+    for (size_t off = 0; off + width <= n && off < limit; off += stride)
+        for (size_t v = 0; v < count; v++) {
+            for (size_t k = 0; k < width; k++)
+                copy[off + k] = (unsigned char)(values[v] >> (8 * k));
+            fn(copy, n, off, user);
+            memcpy(copy + off, bytes + off, width);
+        }
+    free(copy);
+}

@@ -34,6 +34,18 @@ int ak_test_same_bytes(const unsigned char *a, size_t na, const unsigned char *b
  * (e.g. it sits below /tmp or is group-writable) this says so once and
  * sets ANIMKIT_UNSAFE_PLUGINS=1 for the test and the programs it runs. */
 void ak_test_tmpdir(const char *prefix, char *buf, size_t size);
+/* Robustness sweeps: fn gets the damaged bytes, their length, and where
+ * the damage is (the cut's length or the poked offset). */
+typedef void ak_test_sweep_fn(const unsigned char *bytes, size_t len, size_t where, void *user);
+/* Every prefix of bytes shorter than n: each length below `dense`, then
+ * every `step`th; each in a buffer of exactly its length. */
+void ak_test_cuts(const unsigned char *bytes, size_t n, size_t dense, size_t step, ak_test_sweep_fn *fn, void *user);
+/* For every offset below `limit` (and with `width` bytes left), `stride`
+ * apart: bytes with the `width` low bytes of each of values[0..count)
+ * stored there, little-endian (width 4: an inflated count; width 1: a
+ * replaced byte). */
+void ak_test_pokes(const unsigned char *bytes, size_t n, size_t limit, size_t stride, const uint32_t *values,
+                   size_t count, size_t width, ak_test_sweep_fn *fn, void *user);
 /* Runs the suite and returns the exit status for main(). */
 int ak_test_run(Suite *suite);
 

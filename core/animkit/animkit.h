@@ -349,6 +349,11 @@ AK_API void ak_key_touch(ak_key *key);
  * it beside a key's stored bytes; a reader that computes the same over the
  * numbers it parsed knows whether they were edited in between. */
 AK_API uint64_t ak_key_digest(const ak_key *key, ak_channel_kind kind);
+/* 64-bit FNV-1a (ABI 1.2): digest h continued over `size` bytes; start
+ * with AK_DIGEST_START. Byte order and struct padding of what is hashed
+ * are the caller's affair; a change detector, not a cryptographic hash. */
+#define AK_DIGEST_START 0xcbf29ce484222325ull
+AK_API uint64_t ak_digest_bytes(uint64_t h, const void *data, size_t size);
 
 AK_API ak_event *ak_event_add(ak_clip *clip, double time, const char *type, const char *info);
 
@@ -401,6 +406,26 @@ AK_API int64_t ak_prop_int(const ak_props *props, const char *key, int64_t fallb
 /* Spherical interpolation from a (u = 0) to b (u = 1) along the shorter
  * arc; the result is normalised. */
 AK_API void ak_quat_slerp(const double a[4], const double b[4], double u, double out[4]);
+/*
+ * Quaternion arithmetic (ABI 1.2) in the model's convention: q = (x, y, z,
+ * w), Hamilton, rotating bone space into parent space (see ak_channel_kind).
+ * A rotation matrix is m[row][col] acting on column vectors, p' = m p:
+ * column c is where axis c goes, m[1][0] = 2 (x y + z w). A row-vector
+ * format (D3D, p' = p M) stores the transpose.
+ */
+/* The Hamilton product a b (rotate by b, then by a); out may be a or b. */
+AK_API void ak_quat_mul(const double a[4], const double b[4], double out[4]);
+/* in / |in|; 0 and the identity (0, 0, 0, 1) when |in|^2 is below 1e-30
+ * or not finite. out may be in. */
+AK_API int ak_quat_normalize(const double in[4], double out[4]);
+/* The rotation matrix of q, which must be of unit length (it is not
+ * normalised here: call ak_quat_normalize() first if unsure). */
+AK_API void ak_quat_to_matrix(const double q[4], double m[3][3]);
+/* The unit quaternion, w >= 0, of the rotation closest to m (its polar
+ * factor): shear and per-axis scale are dropped, so m may be a scaled
+ * rotation. Returns 0 and the identity when m has no rotation: flat,
+ * mirrored (det <= 0), not finite, or an iteration that does not settle. */
+AK_API int ak_quat_from_matrix(const double m[3][3], double q[4]);
 /* The channel's value at `time` (keys in ascending time): the first key's
  * before it, the last key's after it, slerp (rotation) or lerp (translation,
  * scale) in between, the previous key's for visibility. Returns 0 for an

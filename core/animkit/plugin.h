@@ -49,6 +49,9 @@
  *                    Bulk keys: ak_keys_append(), ak_doc_store(),
  *                    ak_keys_set_raw() (a channel's keys and stored bytes
  *                    in one call each; the per-key calls keep working).
+ *                    Quaternions: ak_quat_mul(), ak_quat_normalize(),
+ *                    ak_quat_to_matrix(), ak_quat_from_matrix().
+ *                    ak_digest_bytes() (FNV-1a).
  *                    1.0 and 1.1 plugins keep loading.
  *                    AK_PLUGIN_ENTRY() and its ELF note (ak_plugin_note),
  *                    read before loading; AK_REG_UNSAFE_PLUGINS.

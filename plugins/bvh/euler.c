@@ -40,17 +40,6 @@ int bvh_parse_channels(const char *text, uint8_t codes[BVH_MAX_CHANNELS])
     return n;
 }
 
-static void quat_mul(const double a[4], const double b[4], double out[4])
-{
-    double r[4] = {
-        a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
-        a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
-        a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
-        a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
-    };
-    memcpy(out, r, sizeof r);
-}
-
 static const double rad_per_deg = M_PI / 180.0;
 
 void bvh_euler_to_quat(const uint8_t *axes, const double *deg, int n, double q[4])
@@ -61,30 +50,15 @@ void bvh_euler_to_quat(const uint8_t *axes, const double *deg, int n, double q[4
         double half = deg[i] * rad_per_deg / 2;
         double r[4] = { 0, 0, 0, cos(half) };
         r[axes[i]] = sin(half);
-        quat_mul(q, r, q);
+        ak_quat_mul(q, r, q);
     }
-}
-
-/* The rotation matrix of a quaternion (normalised first), column vectors. */
-static void quat_matrix(const double q[4], double m[3][3])
-{
-    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    double x = q[0] / n, y = q[1] / n, z = q[2] / n, w = q[3] / n;
-    m[0][0] = 1 - 2 * (y * y + z * z);
-    m[0][1] = 2 * (x * y - z * w);
-    m[0][2] = 2 * (x * z + y * w);
-    m[1][0] = 2 * (x * y + z * w);
-    m[1][1] = 1 - 2 * (x * x + z * z);
-    m[1][2] = 2 * (y * z - x * w);
-    m[2][0] = 2 * (x * z - y * w);
-    m[2][1] = 2 * (y * z + x * w);
-    m[2][2] = 1 - 2 * (x * x + y * y);
 }
 
 void bvh_quat_to_euler(const double q[4], const uint8_t axes[3], double deg[3])
 {
-    double m[3][3];
-    quat_matrix(q, m);
+    double u[4], m[3][3];
+    ak_quat_normalize(q, u);
+    ak_quat_to_matrix(u, m);
     int i = axes[0], j = axes[1], k = axes[2];
     /* +1 for the cyclic orders XYZ, YZX, ZXY, -1 for the others. */
     double s = (j == (i + 1) % 3) ? 1 : -1;
@@ -107,34 +81,26 @@ double bvh_quat_to_angle(const double q[4], int axis)
     return 2 * atan2(q[axis], q[3]) / rad_per_deg;
 }
 
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
-}
-
-static uint64_t fnv_prop(uint64_t h, const ak_props *props, const char *key)
+static uint64_t digest_prop(uint64_t h, const ak_props *props, const char *key)
 {
     const ak_prop *p = ak_prop_get(props, key);
     if (p && p->type == AK_PROP_STRING)
-        return fnv(h, p->data, p->size + 1);
-    return fnv(h, "-", 2);
+        return ak_digest_bytes(h, p->data, p->size + 1);
+    return ak_digest_bytes(h, "-", 2);
 }
 
 uint64_t bvh_skeleton_digest(const ak_doc *doc)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = AK_DIGEST_START;
     const ak_skeleton *s = &doc->skeleton;
-    h = fnv(h, &s->bone_count, sizeof s->bone_count);
+    h = ak_digest_bytes(h, &s->bone_count, sizeof s->bone_count);
     for (size_t i = 0; i < s->bone_count; i++) {
         const ak_bone *b = &s->bones[i];
-        h = fnv(h, b->name, strlen(b->name) + 1);
-        h = fnv(h, &b->parent, sizeof b->parent);
-        h = fnv(h, b->translation, sizeof b->translation);
-        h = fnv_prop(h, &b->props, BVH_P_CHANNELS);
-        h = fnv_prop(h, &b->props, BVH_P_END_SITE);
+        h = ak_digest_bytes(h, b->name, strlen(b->name) + 1);
+        h = ak_digest_bytes(h, &b->parent, sizeof b->parent);
+        h = ak_digest_bytes(h, b->translation, sizeof b->translation);
+        h = digest_prop(h, &b->props, BVH_P_CHANNELS);
+        h = digest_prop(h, &b->props, BVH_P_END_SITE);
     }
     return h;
 }

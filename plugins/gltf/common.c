@@ -123,13 +123,13 @@ int gltf_track_mirrored(const ak_track *t)
 
 uint64_t gltf_channel_digest(const ak_channel *ch, ak_channel_kind kind)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = AK_DIGEST_START;
     for (size_t k = 0; k < ch->count; k++) {
         uint64_t d = ak_key_digest(&ch->keys[k], kind);
-        for (int i = 0; i < 8; i++) {
-            h ^= (d >> (8 * i)) & 0xff;
-            h *= 0x100000001b3ull;
-        }
+        unsigned char bytes[8]; /* little-endian, whatever the host's order */
+        for (int i = 0; i < 8; i++)
+            bytes[i] = (unsigned char)(d >> (8 * i));
+        h = ak_digest_bytes(h, bytes, sizeof bytes);
     }
     return h;
 }
@@ -249,15 +249,11 @@ long gltf_hex_decode(const char *hex, unsigned char *out)
 
 void gltf_trs_matrix(const double t[3], const double q[4], const double s[3], double m[16])
 {
-    double x = q[0], y = q[1], z = q[2], w = q[3];
-    double r[9] = {
-        1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w),
-        2 * (x * y - z * w), 1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
-        2 * (x * z + y * w), 2 * (y * z - x * w), 1 - 2 * (x * x + y * y),
-    };
+    double r[3][3];
+    ak_quat_to_matrix(q, r);
     for (int col = 0; col < 3; col++) {
         for (int row = 0; row < 3; row++)
-            m[col * 4 + row] = r[col * 3 + row] * s[col];
+            m[col * 4 + row] = r[row][col] * s[col];
         m[col * 4 + 3] = 0;
     }
     m[12] = t[0];

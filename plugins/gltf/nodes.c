@@ -10,40 +10,6 @@
 #include <math.h>
 #include <string.h>
 
-static void quat_of_matrix(const double m[16], const double s[3], double q[4])
-{
-    double r[9]; /* row-major rotation */
-    for (int row = 0; row < 3; row++)
-        for (int col = 0; col < 3; col++)
-            r[row * 3 + col] = m[col * 4 + row] / s[col];
-    double tr = r[0] + r[4] + r[8];
-    if (tr > 0) {
-        double k = 0.5 / sqrt(tr + 1.0);
-        q[3] = 0.25 / k;
-        q[0] = (r[7] - r[5]) * k;
-        q[1] = (r[2] - r[6]) * k;
-        q[2] = (r[3] - r[1]) * k;
-    } else if (r[0] > r[4] && r[0] > r[8]) {
-        double k = 2.0 * sqrt(1.0 + r[0] - r[4] - r[8]);
-        q[3] = (r[7] - r[5]) / k;
-        q[0] = 0.25 * k;
-        q[1] = (r[1] + r[3]) / k;
-        q[2] = (r[2] + r[6]) / k;
-    } else if (r[4] > r[8]) {
-        double k = 2.0 * sqrt(1.0 + r[4] - r[0] - r[8]);
-        q[3] = (r[2] - r[6]) / k;
-        q[0] = (r[1] + r[3]) / k;
-        q[1] = 0.25 * k;
-        q[2] = (r[5] + r[7]) / k;
-    } else {
-        double k = 2.0 * sqrt(1.0 + r[8] - r[0] - r[4]);
-        q[3] = (r[3] - r[1]) / k;
-        q[0] = (r[2] + r[6]) / k;
-        q[1] = (r[5] + r[7]) / k;
-        q[2] = 0.25 * k;
-    }
-}
-
 /* TRS of an affine matrix (a negative determinant goes into scale x). */
 static void decompose(const double m[16], double t[3], double q[4], double s[3])
 {
@@ -57,7 +23,11 @@ static void decompose(const double m[16], double t[3], double q[4], double s[3])
                  m[8] * (m[1] * m[6] - m[5] * m[2]);
     if (det < 0)
         s[0] = -s[0];
-    quat_of_matrix(m, s, q);
+    double r[3][3];
+    for (int row = 0; row < 3; row++)
+        for (int col = 0; col < 3; col++)
+            r[row][col] = m[col * 4 + row] / s[col];
+    ak_quat_from_matrix(r, q);
 }
 
 static ak_status node_fields(gr *r, const json_t *node, size_t i, gr_node *n)
@@ -318,25 +288,14 @@ static void find_axis(gr *r)
     ak_warn(r->job, -1, "root bones turned from the file's space into the game's (%s up)", gltf_up_name((gltf_up)up));
 }
 
-static void quat_mul(const double a[4], const double b[4], double out[4])
-{
-    double r[4] = {
-        a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
-        a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
-        a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
-        a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
-    };
-    memcpy(out, r, sizeof r);
-}
-
 void gr_fix_key(const gr *r, ak_channel_kind kind, double *v)
 {
     if (kind == AK_ROTATION) {
-        quat_mul(r->axis_r, v, v);
+        ak_quat_mul(r->axis_r, v, v);
     } else if (kind == AK_TRANSLATION) {
         double p[4] = { v[0], v[1], v[2], 0 }, conj[4] = { -r->axis_r[0], -r->axis_r[1], -r->axis_r[2], r->axis_r[3] };
-        quat_mul(r->axis_r, p, p);
-        quat_mul(p, conj, p);
+        ak_quat_mul(r->axis_r, p, p);
+        ak_quat_mul(p, conj, p);
         for (int c = 0; c < 3; c++)
             v[c] = r->axis_t[c] + r->axis_s * p[c];
     } else if (kind == AK_SCALE) {

@@ -97,21 +97,10 @@ json_t *gw_props(gw *w, const ak_props *props)
     return gltf_props_json(w->job, props, &blobs);
 }
 
-static uint64_t hash_bytes(const void *data, size_t size)
-{
-    const unsigned char *p = data;
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < size; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
 json_int_t gw_time_accessor(gw *w, const float *times, size_t count)
 {
     size_t bytes = count * sizeof(float);
-    uint64_t h = hash_bytes(times, bytes);
+    uint64_t h = ak_digest_bytes(AK_DIGEST_START, times, bytes);
     for (size_t i = 0; i < w->times_count; i++) {
         const gw_times *t = &w->times[i];
         if (t->hash == h && t->count == count && memcmp(w->bin + t->offset, times, bytes) == 0)

@@ -810,6 +810,17 @@ START_TEST(status_exit_codes)
 }
 END_TEST
 
+START_TEST(digest_bytes_is_fnv1a)
+{
+    /* The FNV-1a 64-bit test vectors of the algorithm's authors. */
+    ck_assert_uint_eq(ak_digest_bytes(AK_DIGEST_START, "", 0), 0xcbf29ce484222325ull);
+    ck_assert_uint_eq(ak_digest_bytes(AK_DIGEST_START, "a", 1), 0xaf63dc4c8601ec8cull);
+    ck_assert_uint_eq(ak_digest_bytes(AK_DIGEST_START, "foobar", 6), 0x85944171f73967e8ull);
+    /* Continued digests are the digest of the whole. */
+    ck_assert_uint_eq(ak_digest_bytes(ak_digest_bytes(AK_DIGEST_START, "foo", 3), "bar", 3), 0x85944171f73967e8ull);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("model");
@@ -838,6 +849,7 @@ int main(void)
     tcase_add_test(tc, sampling_interpolates_between_keys);
     tcase_add_test(tc, path_stem);
     tcase_add_test(tc, status_exit_codes);
+    tcase_add_test(tc, digest_bytes_is_fnv1a);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }

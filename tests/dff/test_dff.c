@@ -1434,6 +1434,26 @@ static size_t first_clump_end(const unsigned char *b, size_t n)
     return n;
 }
 
+typedef struct sweep_ctx {
+    ak_registry *reg;
+    const char *what;
+    size_t end; /* cuts shorter than this must be refused */
+} sweep_ctx;
+
+static void cut_read(const unsigned char *b, size_t len, size_t where, void *user)
+{
+    const sweep_ctx *c = user;
+    ak_status st = sweep_read(c->reg, b, len, c->what, where);
+    if (len < c->end)
+        ck_assert_msg(st != AK_OK, "%s cut at %zu (inside the clump) read", c->what, len);
+}
+
+static void poke_read(const unsigned char *b, size_t len, size_t where, void *user)
+{
+    const sweep_ctx *c = user;
+    sweep_read(c->reg, b, len, c->what, where);
+}
+
 START_TEST(t_sweep_corpus)
 {
     const char *file = corpus_files[_i];
@@ -1448,22 +1468,12 @@ START_TEST(t_sweep_corpus)
     /* Truncation: every cut in the first 4.5 KB (headers, the frame list
      * and its Extensions), then every 97th byte; every cut inside the
      * clump must be refused. */
-    for (size_t cut = 0; cut < n; cut += cut < 4608 ? 1 : 97) {
-        memcpy(b, orig, cut);
-        ak_status st = sweep_read(reg, b, cut, file, cut);
-        if (cut < end)
-            ck_assert_msg(st != AK_OK, "%s cut at %zu (inside the clump) read", file, cut);
-    }
+    sweep_ctx ctx = { reg, file, end };
+    ak_test_cuts(orig, n, 4608, 97, cut_read, &ctx);
     /* Inflated counts and sizes: every 32-bit field in the first 4.5 KB,
      * set to values that would need gigabytes. */
     static const uint32_t vals[] = { 0xFFFFFFFFu, 0x7FFFFFFFu, 0x01000000u, 0x80000000u, 0x00010000u };
-    for (size_t off = 0; off + 4 <= n && off < 4608; off += 4)
-        for (size_t v = 0; v < sizeof vals / sizeof vals[0]; v++) {
-            memcpy(b, orig, n);
-            for (int k = 0; k < 4; k++)
-                b[off + k] = (unsigned char)(vals[v] >> (8 * k));
-            sweep_read(reg, b, n, file, off);
-        }
+    ak_test_pokes(orig, n, 4608, 4, vals, sizeof vals / sizeof vals[0], 4, poke_read, &ctx);
     /* Random byte corruption, seeded so that a failure repeats. */
     unsigned long x = 0x9E3779B9u + (unsigned long)_i;
     for (int round = 0; round < 1500; round++) {
@@ -1489,22 +1499,12 @@ START_TEST(t_sweep_synthetic)
     sbuf *s = malloc(sizeof *s);
     slayout lay;
     build_base(s, &lay, NULL);
-    unsigned char *b = malloc(s->n);
     unsigned long errors0 = sweep_errors;
-    for (size_t cut = 0; cut < s->n; cut++) {
-        memcpy(b, s->p, cut);
-        ck_assert_int_ne(sweep_read(reg, b, cut, "synthetic", cut), AK_OK);
-    }
-    for (size_t off = 0; off + 4 <= s->n; off++)
-        for (uint32_t v = 0; v < 3; v++) {
-            memcpy(b, s->p, s->n);
-            uint32_t val = v == 0 ? 0xFFFFFFFFu : v == 1 ? 0x7FFFFFFFu : 0x0000FFFFu;
-            for (int k = 0; k < 4; k++)
-                b[off + k] = (unsigned char)(val >> (8 * k));
-            sweep_read(reg, b, s->n, "synthetic", off);
-        }
+    sweep_ctx ctx = { reg, "synthetic", s->n }; /* every cut is refused */
+    ak_test_cuts(s->p, s->n, s->n, 1, cut_read, &ctx);
+    static const uint32_t vals[] = { 0xFFFFFFFFu, 0x7FFFFFFFu, 0x0000FFFFu };
+    ak_test_pokes(s->p, s->n, s->n, 1, vals, 3, 4, poke_read, &ctx);
     ck_assert_uint_gt(sweep_errors - errors0, s->n);
-    free(b);
     free(s);
     ak_registry_free(reg);
 }

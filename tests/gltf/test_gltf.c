@@ -663,6 +663,53 @@ START_TEST(test_same_bone_twice)
 }
 END_TEST
 
+/* Node "matrix" forms: the rest rotation is the matrix's rotation without
+ * its per-axis scale, with w >= 0 (a matrix does not know q from -q); the
+ * values are Rodrigues' z-rotation matrices written here. */
+START_TEST(test_matrix_nodes)
+{
+    const double angle[2] = { 0.5, 4.0 }, scale[3] = { 2, 3, 0.5 };
+    char m[2][400];
+    for (int b = 0; b < 2; b++) {
+        double c = cos(angle[b]), s = sin(angle[b]);
+        double col[3][3] = { { c, s, 0 }, { -s, c, 0 }, { 0, 0, 1 } }; /* R_z columns */
+        int at = 0;
+        for (int k = 0; k < 3; k++) /* column-major 4x4: a column, then its 0 */
+            at += snprintf(m[b] + at, sizeof m[b] - (size_t)at, "%.17g,%.17g,%.17g,0,", col[k][0] * scale[k],
+                           col[k][1] * scale[k], col[k][2] * scale[k]);
+        snprintf(m[b] + at, sizeof m[b] - (size_t)at, "%s", b == 0 ? "1,2,3,1" : "0,0.5,0,1");
+    }
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"asset\":{\"version\":\"2.0\"},"
+             "\"nodes\":[{\"name\":\"Pelvis\",\"matrix\":[%s],\"children\":[1]},"
+             "{\"name\":\"Spine\",\"matrix\":[%s]}],"
+             "\"skins\":[{\"joints\":[0,1]}]}",
+             m[0], m[1]);
+    size_t n;
+    unsigned char *glb = make_glb(json, NULL, 0, &n);
+    ak_registry *reg = registry();
+    const char *params[] = { "up=y", NULL };
+    ak_doc *doc = NULL;
+    ak_report rep;
+    ck_assert_msg(read_with(reg, glb, n, params, &doc, &rep) == AK_OK, "%s", rep.message);
+    ck_assert_uint_eq(doc->skeleton.bone_count, 2);
+    const ak_bone *pelvis = &doc->skeleton.bones[0], *spine = &doc->skeleton.bones[1];
+    const double want[2][4] = { { 0, 0, sin(0.25), cos(0.25) }, { 0, 0, -sin(2.0), -cos(2.0) } };
+    for (int c = 0; c < 4; c++) {
+        ck_assert_msg(fabs(pelvis->rotation[c] - want[0][c]) < 1e-15, "pelvis %d: %.17g", c, pelvis->rotation[c]);
+        ck_assert_msg(fabs(spine->rotation[c] - want[1][c]) < 1e-15, "spine %d: %.17g", c, spine->rotation[c]);
+    }
+    ck_assert(pelvis->translation[0] == 1 && pelvis->translation[1] == 2 && pelvis->translation[2] == 3);
+    ck_assert(spine->translation[1] == 0.5);
+    for (int c = 0; c < 3; c++)
+        ck_assert_msg(fabs(pelvis->scale[c] - scale[c]) < 1e-15, "scale %d: %.17g", c, pelvis->scale[c]);
+    ak_doc_free(doc);
+    free(glb);
+    ak_registry_free(reg);
+}
+END_TEST
+
 START_TEST(test_probe)
 {
     const ak_codec *c = gltf_codec();
@@ -688,6 +735,7 @@ int main(void)
     tcase_add_test(tc, test_blob_without_keys);
     tcase_add_test(tc, test_same_bone_twice);
     tcase_add_test(tc, test_probe);
+    tcase_add_test(tc, test_matrix_nodes);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }
