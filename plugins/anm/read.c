@@ -62,18 +62,22 @@ static void tag_text(const unsigned char *p, size_t n, char out[20])
     out[o] = '\0';
 }
 
+static int reserve_recs(reader_state *st, size_t cap)
+{
+    rec *p = ak_job_realloc(st->job, st->recs, cap, sizeof *p);
+    if (!p)
+        return 0;
+    st->recs = p;
+    st->caprec = cap;
+    return 1;
+}
+
 static rec *new_rec(reader_state *st)
 {
-    if (st->nrec == st->caprec) {
-        /* Each record takes at least 3 input bytes, so the growth is
-         * bounded by the input size. */
-        size_t cap = st->caprec ? st->caprec * 2 : 64;
-        rec *p = ak_job_realloc(st->job, st->recs, cap, sizeof *p);
-        if (!p)
-            return NULL;
-        st->recs = p;
-        st->caprec = cap;
-    }
+    /* Each record takes at least 3 input bytes, so the growth is bounded
+     * by the input size. */
+    if (st->nrec == st->caprec && !reserve_recs(st, st->caprec ? st->caprec * 2 : 64))
+        return NULL;
     rec *x = &st->recs[st->nrec++];
     memset(x, 0, sizeof *x);
     x->pos = x->rot = x->scale = x->visi = x->mesh = SIZE_MAX;
@@ -280,10 +284,28 @@ static int frame_width(uint32_t frms)
     return max <= 0xFFu ? 1 : max <= 0xFFFFu ? 2 : 4;
 }
 
+/* After the first chunk: room for as many records as the rest of the
+ * input holds at the first chunk's density (never more than one per 3
+ * bytes), instead of doubling from a few dozen. */
+static int presize_recs(reader_state *st, size_t start)
+{
+    const ak_reader *r = &st->r;
+    size_t used = r->pos - start, left = r->size - r->pos;
+    if (!used || !st->nrec)
+        return 1;
+    size_t est = st->nrec + left / 3;
+    if (left / used < est / st->nrec) /* no overflow: left / used <= left */
+        est = st->nrec + st->nrec * (left / used + 1);
+    return est <= st->caprec || reserve_recs(st, est);
+}
+
 static int read_frames(reader_state *st)
 {
     ak_reader *r = &st->r;
+    size_t start = r->pos;
     while (!r->failed && ak_remaining(r) > 0) {
+        if (st->nchunk == 1 && !presize_recs(st, start))
+            return 0;
         size_t off = r->pos;
         if (!ak_need(r, 4, "chunk tag"))
             return 0;
@@ -371,10 +393,14 @@ static rec **sort_records(reader_state *st)
     return sorted;
 }
 
+/* Little-endian float32s; inline (as ak_load_u32 + ak_bits_f32 would
+ * compute) because every key payload goes through here. */
 static void load_floats(const unsigned char *p, float *out, int n)
 {
-    for (int i = 0; i < n; i++)
-        out[i] = ak_bits_f32(ak_load_u32(p + 4 * i));
+    for (int i = 0; i < n; i++, p += 4) {
+        uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        memcpy(&out[i], &u, sizeof u);
+    }
 }
 
 /* Where a track's keys keep their stored bytes: one block per track,
