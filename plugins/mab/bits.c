@@ -37,22 +37,3 @@ void mab_quat48(const unsigned char *p, int w2_signed, double q[4])
     default: q[0] = a, q[1] = b, q[2] = c, q[3] = r; break;
     }
 }
-
-void mab_quat_rebuild(const double stored[3], unsigned implicit, int negative, double q[4])
-{
-    double v[3] = { stored[0], stored[1], stored[2] };
-    double s = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-    double r = 0.0;
-    if (s <= 1.0) {
-        r = sqrt(1.0 - s);
-    } else {
-        double n = sqrt(s);
-        v[0] /= n, v[1] /= n, v[2] /= n;
-    }
-    if (negative)
-        r = -r;
-    implicit &= 3u;
-    for (unsigned c = 0; c < 3; c++)
-        q[c < implicit ? c : c + 1] = v[c];
-    q[implicit] = r;
-}

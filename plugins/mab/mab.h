@@ -36,6 +36,7 @@
 
 #include <animkit/plugin.h>
 
+#include <math.h>
 #include <string.h>
 
 /* Version words (u16 at offset 0). */
@@ -110,7 +111,25 @@ void mab_quat48(const unsigned char *p, int w2_signed, double q[4]);
 
 /* Builds a rotation from three stored components, the implicit index and
  * the sign bit (sheet section 6, reconstruction). */
-void mab_quat_rebuild(const double stored[3], unsigned implicit, int negative, double q[4]);
+/* Inline: called once per decoded rotation key. */
+static inline void mab_quat_rebuild(const double stored[3], unsigned implicit, int negative, double q[4])
+{
+    double v[3] = { stored[0], stored[1], stored[2] };
+    double s = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    double r = 0.0;
+    if (s <= 1.0) {
+        r = sqrt(1.0 - s);
+    } else {
+        double n = sqrt(s);
+        v[0] /= n, v[1] /= n, v[2] /= n;
+    }
+    if (negative)
+        r = -r;
+    implicit &= 3u;
+    for (unsigned c = 0; c < 3; c++)
+        q[c < implicit ? c : c + 1] = v[c];
+    q[implicit] = r;
+}
 
 /* ---- reading --------------------------------------------------------- */
 
