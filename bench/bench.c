@@ -2,15 +2,18 @@
  * bench.c - how fast animkit reads and writes real files. Prints, per
  * file: size, keys, read and same-format write throughput (best of N
  * rounds), whether the write is byte-identical, how fast the document
- * dumps as JSON and how fast that JSON reads back (the json plugin), and
+ * dumps as JSON and how fast that JSON reads back (the json plugin), how
+ * fast it writes and reads back as .glb (the gltf plugin; MB/s of the
+ * .glb) and whether that way back writes the original bytes again, and
  * each figure beside its goal (issue 13) and as a
  * fraction of the memcpy bandwidth measured in the same run. Then the
  * document memory of the largest file: peak bytes and bytes per key.
  *
- *     animkit-bench [-n ROUNDS] [--json] [--no-dump] FILE...
+ *     animkit-bench [-n ROUNDS] [--json] [--no-dump] [--no-gltf] FILE...
  *
  * --json prints one JSON object per line instead of the table; --no-dump
- * skips the JSON dump (for profiling reads and writes alone).
+ * and --no-gltf skip the JSON dump and the glTF way (for profiling reads
+ * and writes alone).
  */
 #include <animkit/plugin.h>
 
@@ -24,6 +27,7 @@ const ak_codec *ani_codec(void);
 const ak_codec *anm_codec(void);
 const ak_codec *mab_codec(void);
 const ak_codec *json_codec(void);
+const ak_codec *gltf_codec(void);
 
 /* Goals in MB/s from issue 13's table (0 = none stated). */
 typedef struct goal {
@@ -136,6 +140,9 @@ typedef struct result {
     double read_s, write_s, json_s; /* best times; 0 = not measured */
     double json_read_s;             /* reading the dump back */
     int identical;                  /* -1 = read-only format */
+    size_t glb_bytes;               /* 0 = no glTF figures */
+    double glb_write_s, glb_read_s; /* best times */
+    int glb_identical;              /* the way back: -1 = not written */
 } result;
 
 static size_t doc_keys(const ak_doc *doc)
@@ -175,7 +182,41 @@ static size_t dump_json(const ak_registry *reg, const ak_doc *doc, double *secon
     return st == AK_OK ? size : 0;
 }
 
-static int skip_dump;
+static int skip_dump, skip_gltf;
+
+/* `doc` -> .glb -> a document -> the file's own format, timing the first
+ * two steps (best of the rounds so far in `res`); the last says whether
+ * the way back is byte-identical to `f`. */
+static void glb_round(const ak_registry *reg, const ak_doc *doc, const ak_mapped_file *f, result *res)
+{
+    ak_options g = { sizeof g, "gltf", "bench.glb", NULL, 0 };
+    unsigned char *glb = NULL;
+    size_t glb_size;
+    ak_doc *again = NULL;
+    ak_report rr = { 0 };
+    double t0 = now();
+    if (ak_write(reg, doc, &g, &glb, &glb_size, &rr) != AK_OK)
+        return;
+    double t1 = now();
+    ak_status st = ak_read(reg, glb, glb_size, &g, &again, &rr);
+    double t2 = now();
+    ak_buffer_free(reg, glb);
+    if (st != AK_OK)
+        return;
+    if (!res->glb_bytes || t1 - t0 < res->glb_write_s)
+        res->glb_write_s = t1 - t0;
+    if (!res->glb_bytes || t2 - t1 < res->glb_read_s)
+        res->glb_read_s = t2 - t1;
+    res->glb_bytes = glb_size;
+    ak_options w = { sizeof w, doc->format, NULL, NULL, 0 };
+    unsigned char *back;
+    size_t back_size;
+    if (res->identical >= 0 && ak_write(reg, again, &w, &back, &back_size, &rr) == AK_OK) {
+        res->glb_identical = back_size == f->size && memcmp(back, f->data, f->size) == 0;
+        ak_buffer_free(reg, back);
+    }
+    ak_doc_free(again);
+}
 
 static int bench_file(const ak_registry *reg, const char *path, int rounds, result *res)
 {
@@ -184,6 +225,7 @@ static int bench_file(const ak_registry *reg, const char *path, int rounds, resu
     memset(res, 0, sizeof *res);
     res->path = path;
     res->identical = -1;
+    res->glb_identical = -1;
     if (ak_file_map(path, &f, &rep) != AK_OK) {
         fprintf(stderr, "%s\n", rep.message);
         return 0;
@@ -229,6 +271,9 @@ static int bench_file(const ak_registry *reg, const char *path, int rounds, resu
         }
         if (tjr > 0 && (!res->json_read_s || tjr < res->json_read_s))
             res->json_read_s = tjr;
+        /* Like JSON, at most 3 rounds. */
+        if (!skip_gltf && r < 3)
+            glb_round(reg, doc, &f, res);
         ak_doc_free(doc);
     }
     ak_file_unmap(&f);
@@ -252,8 +297,13 @@ static void print_json(const result *r, double mcpy)
     printf(",\"read_goal_mb_s\":%.0f,\"write_goal_mb_s\":%.0f", g ? g->read : 0, g ? g->write : 0);
     printf(",\"read_of_memcpy\":%.4f,\"write_of_memcpy\":%.4f", rd / (mcpy * 1e3),
            r->identical >= 0 ? wr / (mcpy * 1e3) : 0.0);
-    printf(",\"json_mb_s\":%.1f,\"json_goal_mb_s\":%.0f,\"json_bytes\":%zu,\"json_read_mb_s\":%.1f}\n", js,
+    printf(",\"json_mb_s\":%.1f,\"json_goal_mb_s\":%.0f,\"json_bytes\":%zu,\"json_read_mb_s\":%.1f", js,
            JSON_GOAL_MB_S, r->json_bytes, rate(r->json_bytes, r->json_read_s));
+    if (r->glb_bytes)
+        printf(",\"glb_bytes\":%zu,\"glb_write_mb_s\":%.1f,\"glb_read_mb_s\":%.1f,\"glb_back_identical\":%s",
+               r->glb_bytes, rate(r->glb_bytes, r->glb_write_s), rate(r->glb_bytes, r->glb_read_s),
+               r->glb_identical < 0 ? "null" : r->glb_identical ? "true" : "false");
+    printf("}\n");
 }
 
 static const char *verdict(double figure, double goal_mb_s)
@@ -277,13 +327,18 @@ static void print_row(const result *r, double mcpy)
                verdict(wr, g ? g->write : 0), wr / (mcpy * 1e3), r->identical ? "identical" : "DIFFERS");
     else
         printf(" | write -");
-    printf(" | json %6.1f MB/s (goal %.0f %s), read back %5.1f MB/s\n", js, JSON_GOAL_MB_S,
+    printf(" | json %6.1f MB/s (goal %.0f %s), read back %5.1f MB/s", js, JSON_GOAL_MB_S,
            verdict(js, JSON_GOAL_MB_S), rate(r->json_bytes, r->json_read_s));
+    if (r->glb_bytes)
+        printf(" | glb %8zu B write %7.1f read %7.1f MB/s, back %s", r->glb_bytes, rate(r->glb_bytes, r->glb_write_s),
+               rate(r->glb_bytes, r->glb_read_s),
+               r->glb_identical < 0 ? "-" : r->glb_identical ? "identical" : "DIFFERS");
+    printf("\n");
 }
 
 static void add_codecs(ak_registry *reg, ak_report *rep)
 {
-    const ak_codec *codecs[] = { ifp_codec(), ani_codec(), anm_codec(), mab_codec(), json_codec() };
+    const ak_codec *codecs[] = { ifp_codec(), ani_codec(), anm_codec(), mab_codec(), json_codec(), gltf_codec() };
     for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
         ak_registry_add_codec(reg, codecs[i], 0, rep);
 }
@@ -328,6 +383,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[first], "--no-dump")) {
             skip_dump = 1;
             first++;
+        } else if (!strcmp(argv[first], "--no-gltf")) {
+            skip_gltf = 1;
+            first++;
         } else if (!strcmp(argv[first], "--json")) {
             json = 1;
             first++;
@@ -336,7 +394,7 @@ int main(int argc, char **argv)
         }
     }
     if (first >= argc || rounds < 1) {
-        fprintf(stderr, "usage: animkit-bench [-n ROUNDS] [--json] [--no-dump] FILE...\n");
+        fprintf(stderr, "usage: animkit-bench [-n ROUNDS] [--json] [--no-dump] [--no-gltf] FILE...\n");
         return 64;
     }
     ak_registry_config cfg = { sizeof cfg, AK_REG_NO_PLUGINS, NULL, NULL, NULL, NULL, NULL };

@@ -4,12 +4,19 @@
 
 #include <string.h>
 
-uint16_t ak_load_u16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+/* The readers below call these static forms, not the exported ones: a
+ * call between exported functions of a shared library goes through the
+ * PLT, which cost more than the reading itself (issue 13). */
+static inline uint16_t le16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
-uint32_t ak_load_u32(const unsigned char *p)
+static inline uint32_t le32(const unsigned char *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
+
+uint16_t ak_load_u16(const unsigned char *p) { return le16(p); }
+
+uint32_t ak_load_u32(const unsigned char *p) { return le32(p); }
 
 float ak_bits_f32(uint32_t bits)
 {
@@ -34,33 +41,47 @@ void ak_reader_init(ak_reader *r, ak_job *job, const unsigned char *data, size_t
     r->failed = 0;
 }
 
-size_t ak_remaining(const ak_reader *r) { return r->failed || r->pos > r->size ? 0 : r->size - r->pos; }
+static inline size_t left_of(const ak_reader *r) { return r->failed || r->pos > r->size ? 0 : r->size - r->pos; }
+
+size_t ak_remaining(const ak_reader *r) { return left_of(r); }
 
 static int overrun(ak_reader *r, size_t n, const char *what)
 {
     if (!r->failed && r->job)
         ak_fail(r->job, AK_E_DATA, (int64_t)r->pos,
                 "truncated %s: %zu bytes needed, %zu left before the end of %s",
-                what ? what : "data", n, ak_remaining(r),
+                what ? what : "data", n, left_of(r),
                 r->size == 0 || r->job == NULL ? "the input" : "its enclosing block");
     r->failed = 1;
     return 0;
 }
 
-int ak_need(ak_reader *r, size_t n, const char *what)
+static inline int need(ak_reader *r, size_t n, const char *what)
 {
     if (r->failed)
         return 0;
-    if (n > ak_remaining(r))
+    if (n > left_of(r))
         return overrun(r, n, what);
     return 1;
 }
+
+/* The next n bytes, consumed; NULL (and the job failed) past the end. */
+static inline const unsigned char *take(ak_reader *r, size_t n, const char *what)
+{
+    if (!need(r, n, what))
+        return NULL;
+    const unsigned char *p = r->data + r->pos;
+    r->pos += n;
+    return p;
+}
+
+int ak_need(ak_reader *r, size_t n, const char *what) { return need(r, n, what); }
 
 int ak_need_array(ak_reader *r, uint64_t count, size_t min_size, const char *what)
 {
     if (r->failed)
         return 0;
-    uint64_t left = ak_remaining(r);
+    uint64_t left = left_of(r);
     if (min_size == 0)
         min_size = 1;
     if (count > left / min_size) {
@@ -75,13 +96,7 @@ int ak_need_array(ak_reader *r, uint64_t count, size_t min_size, const char *wha
     return 1;
 }
 
-int ak_skip(ak_reader *r, size_t n, const char *what)
-{
-    if (!ak_need(r, n, what))
-        return 0;
-    r->pos += n;
-    return 1;
-}
+int ak_skip(ak_reader *r, size_t n, const char *what) { return take(r, n, what) != NULL; }
 
 int ak_seek(ak_reader *r, size_t pos, const char *what)
 {
@@ -101,7 +116,7 @@ int ak_seek(ak_reader *r, size_t pos, const char *what)
 ak_reader ak_sub(ak_reader *r, size_t n, const char *what)
 {
     ak_reader sub = *r;
-    if (!ak_need(r, n, what)) {
+    if (!need(r, n, what)) {
         sub.failed = 1;
         return sub;
     }
@@ -110,42 +125,44 @@ ak_reader ak_sub(ak_reader *r, size_t n, const char *what)
     return sub;
 }
 
-const unsigned char *ak_bytes(ak_reader *r, size_t n, const char *what)
-{
-    if (!ak_need(r, n, what))
-        return NULL;
-    const unsigned char *p = r->data + r->pos;
-    r->pos += n;
-    return p;
-}
+const unsigned char *ak_bytes(ak_reader *r, size_t n, const char *what) { return take(r, n, what); }
 
 uint8_t ak_u8(ak_reader *r)
 {
-    const unsigned char *p = ak_bytes(r, 1, "byte");
+    const unsigned char *p = take(r, 1, "byte");
     return p ? p[0] : 0;
 }
 
 uint16_t ak_u16(ak_reader *r)
 {
-    const unsigned char *p = ak_bytes(r, 2, "16-bit value");
-    return p ? ak_load_u16(p) : 0;
+    const unsigned char *p = take(r, 2, "16-bit value");
+    return p ? le16(p) : 0;
 }
 
-uint32_t ak_u32(ak_reader *r)
+static inline uint32_t read32(ak_reader *r)
 {
-    const unsigned char *p = ak_bytes(r, 4, "32-bit value");
-    return p ? ak_load_u32(p) : 0;
+    const unsigned char *p = take(r, 4, "32-bit value");
+    return p ? le32(p) : 0;
 }
+
+uint32_t ak_u32(ak_reader *r) { return read32(r); }
 
 uint64_t ak_u64(ak_reader *r)
 {
-    const unsigned char *p = ak_bytes(r, 8, "64-bit value");
-    return p ? (uint64_t)ak_load_u32(p) | (uint64_t)ak_load_u32(p + 4) << 32 : 0;
+    const unsigned char *p = take(r, 8, "64-bit value");
+    return p ? (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32 : 0;
 }
 
 int16_t ak_i16(ak_reader *r) { return (int16_t)ak_u16(r); }
-int32_t ak_i32(ak_reader *r) { return (int32_t)ak_u32(r); }
-float ak_f32(ak_reader *r) { return ak_bits_f32(ak_u32(r)); }
+int32_t ak_i32(ak_reader *r) { return (int32_t)read32(r); }
+
+float ak_f32(ak_reader *r)
+{
+    uint32_t bits = read32(r);
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
 
 /* ---- sink ---- */
 
@@ -155,12 +172,8 @@ void ak_sink_init(ak_sink *s, const ak_allocator *allocator)
     s->allocator = allocator ? allocator : &ak_default_allocator;
 }
 
-static int sink_reserve(ak_sink *s, size_t more)
+static int sink_grow(ak_sink *s, size_t more)
 {
-    if (s->failed)
-        return 0;
-    if (more <= s->capacity - s->size)
-        return 1;
     size_t cap = s->capacity ? s->capacity : 4096;
     while (cap - s->size < more) {
         if (cap > SIZE_MAX / 2) {
@@ -179,7 +192,15 @@ static int sink_reserve(ak_sink *s, size_t more)
     return 1;
 }
 
-int ak_put(ak_sink *s, const void *data, size_t size)
+/* Room for `more` bytes; the common case (room enough) inline. */
+static inline int sink_reserve(ak_sink *s, size_t more)
+{
+    if (s->failed)
+        return 0;
+    return more <= s->capacity - s->size || sink_grow(s, more);
+}
+
+static inline int put(ak_sink *s, const void *data, size_t size)
 {
     if (!sink_reserve(s, size))
         return 0;
@@ -188,6 +209,8 @@ int ak_put(ak_sink *s, const void *data, size_t size)
     s->size += size;
     return 1;
 }
+
+int ak_put(ak_sink *s, const void *data, size_t size) { return put(s, data, size); }
 
 int ak_put_zeros(ak_sink *s, size_t size)
 {
@@ -198,12 +221,12 @@ int ak_put_zeros(ak_sink *s, size_t size)
     return 1;
 }
 
-int ak_put_u8(ak_sink *s, uint8_t v) { return ak_put(s, &v, 1); }
+int ak_put_u8(ak_sink *s, uint8_t v) { return put(s, &v, 1); }
 
 int ak_put_u16(ak_sink *s, uint16_t v)
 {
     unsigned char b[2] = { (unsigned char)v, (unsigned char)(v >> 8) };
-    return ak_put(s, b, 2);
+    return put(s, b, 2);
 }
 
 static void store_u32(unsigned char *b, uint32_t v)
@@ -214,21 +237,32 @@ static void store_u32(unsigned char *b, uint32_t v)
     b[3] = (unsigned char)(v >> 24);
 }
 
-int ak_put_u32(ak_sink *s, uint32_t v)
+static inline int put32(ak_sink *s, uint32_t v)
 {
     unsigned char b[4];
     store_u32(b, v);
-    return ak_put(s, b, 4);
+    return put(s, b, 4);
 }
 
-int ak_put_u64(ak_sink *s, uint64_t v)
+int ak_put_u32(ak_sink *s, uint32_t v) { return put32(s, v); }
+
+int ak_put_u64(ak_sink *s, uint64_t v) { return put32(s, (uint32_t)v) && put32(s, (uint32_t)(v >> 32)); }
+
+int ak_put_i16(ak_sink *s, int16_t v)
 {
-    return ak_put_u32(s, (uint32_t)v) && ak_put_u32(s, (uint32_t)(v >> 32));
+    uint16_t u = (uint16_t)v;
+    unsigned char b[2] = { (unsigned char)u, (unsigned char)(u >> 8) };
+    return put(s, b, 2);
 }
 
-int ak_put_i16(ak_sink *s, int16_t v) { return ak_put_u16(s, (uint16_t)v); }
-int ak_put_i32(ak_sink *s, int32_t v) { return ak_put_u32(s, (uint32_t)v); }
-int ak_put_f32(ak_sink *s, float v) { return ak_put_u32(s, ak_f32_bits(v)); }
+int ak_put_i32(ak_sink *s, int32_t v) { return put32(s, (uint32_t)v); }
+
+int ak_put_f32(ak_sink *s, float v)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return put32(s, bits);
+}
 
 size_t ak_sink_size(const ak_sink *s) { return s->size; }
 int ak_sink_failed(const ak_sink *s) { return s->failed; }

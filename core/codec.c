@@ -203,19 +203,44 @@ static int has_format_data(const ak_doc *doc)
     return 0;
 }
 
+/* What the per-track checks of report_losses count. */
+typedef struct losses {
+    size_t keys[AK_CHANNELS], events, ids, weights, hashes, nameless;
+} losses;
+
+/* Capabilities that make every per-track check moot: a writer holding
+ * all of them (a same-format write of most formats) needs no walk. */
+#define AK_TRACK_CAPS                                                                                         \
+    (AK_CAP_TRANSLATION | AK_CAP_SCALE | AK_CAP_VISIBILITY | AK_CAP_EVENTS | AK_CAP_BONE_ID | AK_CAP_WEIGHT | \
+     AK_CAP_BONE_HASH)
+
+/* One pass over the tracks, counting what `caps` cannot hold. */
+static void count_losses(const ak_doc *doc, unsigned caps, losses *l)
+{
+    memset(l, 0, sizeof *l);
+    if ((caps & AK_TRACK_CAPS) == AK_TRACK_CAPS)
+        return;
+    for (size_t i = 0; i < doc->clip_count; i++) {
+        const ak_clip *clip = doc->clips[i];
+        l->events += clip->event_count;
+        for (size_t t = 0; t < clip->track_count; t++) {
+            const ak_track *tr = clip->tracks[t];
+            for (int c = 0; c < AK_CHANNELS; c++)
+                l->keys[c] += tr->channel[c].count;
+            l->ids += tr->has_bone_id;
+            l->weights += tr->weight != 1.0;
+            l->hashes += tr->has_bone_hash;
+            l->nameless += !tr->bone[0];
+        }
+    }
+}
+
 /* Everything the target codec's caps say it cannot hold. */
 static void report_losses(const ak_doc *doc, const ak_codec *c, const char *file, ak_report *report)
 {
-    ak_doc_stats s;
-    ak_doc_stats_get(doc, &s);
-    size_t ids = 0, weights = 0, nameless = 0;
-    for (size_t i = 0; i < doc->clip_count; i++)
-        for (size_t t = 0; t < doc->clips[i]->track_count; t++) {
-            const ak_track *tr = doc->clips[i]->tracks[t];
-            ids += tr->has_bone_id;
-            weights += tr->weight != 1.0;
-            nameless += !tr->bone[0];
-        }
+    losses s;
+    count_losses(doc, c->caps, &s);
+    size_t ids = s.ids, weights = s.weights, nameless = s.nameless;
     const char *fmt = "%zu %s will be dropped: %s cannot store them";
     if (s.keys[AK_TRANSLATION] && !(c->caps & AK_CAP_TRANSLATION))
         warn_loss(report, file, c, fmt, s.keys[AK_TRANSLATION], "translation keys");

@@ -62,18 +62,22 @@ static void tag_text(const unsigned char *p, size_t n, char out[20])
     out[o] = '\0';
 }
 
+static int reserve_recs(reader_state *st, size_t cap)
+{
+    rec *p = ak_job_realloc(st->job, st->recs, cap, sizeof *p);
+    if (!p)
+        return 0;
+    st->recs = p;
+    st->caprec = cap;
+    return 1;
+}
+
 static rec *new_rec(reader_state *st)
 {
-    if (st->nrec == st->caprec) {
-        /* Each record takes at least 3 input bytes, so the growth is
-         * bounded by the input size. */
-        size_t cap = st->caprec ? st->caprec * 2 : 64;
-        rec *p = ak_job_realloc(st->job, st->recs, cap, sizeof *p);
-        if (!p)
-            return NULL;
-        st->recs = p;
-        st->caprec = cap;
-    }
+    /* Each record takes at least 3 input bytes, so the growth is bounded
+     * by the input size. */
+    if (st->nrec == st->caprec && !reserve_recs(st, st->caprec ? st->caprec * 2 : 64))
+        return NULL;
     rec *x = &st->recs[st->nrec++];
     memset(x, 0, sizeof *x);
     x->pos = x->rot = x->scale = x->visi = x->mesh = SIZE_MAX;
@@ -108,53 +112,108 @@ static int check_bone(reader_state *st, uint32_t bone, size_t off)
     return 1;
 }
 
-/* FRM2 / FRM3 keys (§7, §8). */
+/* One FRM2 / FRM3 key record (§7, §8), every field checked. */
+static int read_key(reader_state *st, chunk *c)
+{
+    ak_reader *r = &st->r;
+    size_t off = r->pos;
+    uint8_t bone = ak_u8(r);
+    uint16_t flags = ak_u16(r);
+    if (r->failed || !check_bone(st, bone, off))
+        return 0;
+    if (flags & ~ANM_F_KNOWN) {
+        ak_fail(st->job, AK_E_UNSUPPORTED, (int64_t)off + 1,
+                "key flags 0x%04x set bits above 0x40 whose payload is undocumented", flags);
+        return 0;
+    }
+    rec *x = new_rec(st);
+    if (!x)
+        return 0;
+    x->frame = c->frame;
+    x->bone = bone;
+    x->flags = flags;
+    x->kind = c->kind;
+    x->off = off;
+    if (flags & ANM_F_POS) {
+        x->pos = r->pos;
+        ak_skip(r, 12, "position");
+    }
+    if (flags & ANM_F_ROT) {
+        x->rot = r->pos;
+        ak_skip(r, 12, "orientation");
+    }
+    if (flags & ANM_F_SCALE) {
+        x->scale = r->pos;
+        ak_skip(r, 12, "scale");
+    }
+    if (flags & ANM_F_MESH) {
+        uint32_t size = ak_u32(r);
+        x->mesh = r->pos;
+        x->mesh_size = size;
+        ak_skip(r, size, "mesh payload");
+    }
+    if (r->failed)
+        return 0;
+    c->count++;
+    return 1;
+}
+
+/* The largest key record without a mesh: 3 bytes of bone and flags and
+ * three float[3] payloads. */
+#define ANM_KEY_MAX 39
+
+/* A key record known to lie within the input (its chunk was checked): no
+ * per-field checks. Records with a mesh, a bad bone or unknown flags take
+ * read_key's way, which reports them. */
+static int read_key_fast(reader_state *st, chunk *c)
+{
+    ak_reader *r = &st->r;
+    const unsigned char *p = r->data + r->pos;
+    uint32_t bone = p[0];
+    uint16_t flags = (uint16_t)(p[1] | p[2] << 8); /* LE, as ak_load_u16 */
+    if (bone >= st->bones || (flags & (uint16_t)~ANM_F_KNOWN) || (flags & ANM_F_MESH))
+        return read_key(st, c);
+    rec *x = new_rec(st);
+    if (!x)
+        return 0;
+    x->frame = c->frame;
+    x->bone = bone;
+    x->flags = flags;
+    x->kind = c->kind;
+    x->off = r->pos;
+    size_t at = r->pos + 3;
+    if (flags & ANM_F_POS) {
+        x->pos = at;
+        at += 12;
+    }
+    if (flags & ANM_F_ROT) {
+        x->rot = at;
+        at += 12;
+    }
+    if (flags & ANM_F_SCALE) {
+        x->scale = at;
+        at += 12;
+    }
+    r->pos = at;
+    c->count++;
+    return 1;
+}
+
+/* FRM2 / FRM3 keys (§7, §8): the bounds are checked once for the chunk
+ * when every record would fit at its largest; otherwise (the end of a
+ * short or damaged file) record by record. */
 static int read_keys(reader_state *st, chunk *c)
 {
     ak_reader *r = &st->r;
     uint8_t count = ak_u8(r);
     if (!ak_need_array(r, count, 3, "FRM2/FRM3 keys"))
         return 0;
+    int fast = ak_remaining(r) / ANM_KEY_MAX >= count;
     for (unsigned k = 0; k < count; k++) {
-        size_t off = r->pos;
-        uint8_t bone = ak_u8(r);
-        uint16_t flags = ak_u16(r);
-        if (r->failed || !check_bone(st, bone, off))
+        if (fast && (r->size - r->pos) / ANM_KEY_MAX < (size_t)(count - k))
+            fast = 0; /* a mesh payload used up the margin */
+        if (!(fast ? read_key_fast(st, c) : read_key(st, c)))
             return 0;
-        if (flags & ~ANM_F_KNOWN) {
-            ak_fail(st->job, AK_E_UNSUPPORTED, (int64_t)off + 1,
-                    "key flags 0x%04x set bits above 0x40 whose payload is undocumented", flags);
-            return 0;
-        }
-        rec *x = new_rec(st);
-        if (!x)
-            return 0;
-        x->frame = c->frame;
-        x->bone = bone;
-        x->flags = flags;
-        x->kind = c->kind;
-        x->off = off;
-        if (flags & ANM_F_POS) {
-            x->pos = r->pos;
-            ak_skip(r, 12, "position");
-        }
-        if (flags & ANM_F_ROT) {
-            x->rot = r->pos;
-            ak_skip(r, 12, "orientation");
-        }
-        if (flags & ANM_F_SCALE) {
-            x->scale = r->pos;
-            ak_skip(r, 12, "scale");
-        }
-        if (flags & ANM_F_MESH) {
-            uint32_t size = ak_u32(r);
-            x->mesh = r->pos;
-            x->mesh_size = size;
-            ak_skip(r, size, "mesh payload");
-        }
-        if (r->failed)
-            return 0;
-        c->count++;
     }
     return 1;
 }
@@ -225,10 +284,28 @@ static int frame_width(uint32_t frms)
     return max <= 0xFFu ? 1 : max <= 0xFFFFu ? 2 : 4;
 }
 
+/* After the first chunk: room for as many records as the rest of the
+ * input holds at the first chunk's density (never more than one per 3
+ * bytes), instead of doubling from a few dozen. */
+static int presize_recs(reader_state *st, size_t start)
+{
+    const ak_reader *r = &st->r;
+    size_t used = r->pos - start, left = r->size - r->pos;
+    if (!used || !st->nrec)
+        return 1;
+    size_t est = st->nrec + left / 3;
+    if (left / used < est / st->nrec) /* no overflow: left / used <= left */
+        est = st->nrec + st->nrec * (left / used + 1);
+    return est <= st->caprec || reserve_recs(st, est);
+}
+
 static int read_frames(reader_state *st)
 {
     ak_reader *r = &st->r;
+    size_t start = r->pos;
     while (!r->failed && ak_remaining(r) > 0) {
+        if (st->nchunk == 1 && !presize_recs(st, start))
+            return 0;
         size_t off = r->pos;
         if (!ak_need(r, 4, "chunk tag"))
             return 0;
@@ -316,10 +393,14 @@ static rec **sort_records(reader_state *st)
     return sorted;
 }
 
+/* Little-endian float32s; inline (as ak_load_u32 + ak_bits_f32 would
+ * compute) because every key payload goes through here. */
 static void load_floats(const unsigned char *p, float *out, int n)
 {
-    for (int i = 0; i < n; i++)
-        out[i] = ak_bits_f32(ak_load_u32(p + 4 * i));
+    for (int i = 0; i < n; i++, p += 4) {
+        uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        memcpy(&out[i], &u, sizeof u);
+    }
 }
 
 /* Where a track's keys keep their stored bytes: one block per track,
@@ -328,13 +409,19 @@ typedef struct raw_block {
     unsigned char *next, *end;
 } raw_block;
 
-/* Sets time/tick and v on a fresh key, then its raw bytes. */
-static ak_status key_put(ak_track *t, raw_block *rb, ak_channel_kind kind, uint32_t frame, double fps,
-                         const double *v, int nv, const unsigned char *raw, size_t raw_size)
+/* A track's keys, appended per channel in one call each and handed out
+ * in order. */
+typedef struct key_slots {
+    ak_key *next[AK_CHANNELS], *end[AK_CHANNELS];
+} key_slots;
+
+/* Sets time/tick and v on the channel's next key, then its raw bytes. */
+static ak_status key_put(ak_track *t, key_slots *ks, raw_block *rb, ak_channel_kind kind, uint32_t frame,
+                         double fps, const double *v, int nv, const unsigned char *raw, size_t raw_size)
 {
-    ak_key *k = ak_key_add(t, kind);
-    if (!k)
-        return AK_E_NOMEM;
+    if (ks->next[kind] == ks->end[kind])
+        return AK_E_NOMEM; /* not counted beforehand: cannot happen */
+    ak_key *k = ks->next[kind]++;
     k->tick = frame;
     k->time = frame / fps;
     for (int i = 0; i < nv; i++)
@@ -393,9 +480,14 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **s
                 counts[AK_SCALE]++;
                 sorted[i]->flags |= ANM_F_SCALE;
             }
+    key_slots ks = { { NULL }, { NULL } };
     for (int c = 0; c < AK_CHANNELS; c++)
-        if (counts[c] && ak_channel_reserve(t, (ak_channel_kind)c, counts[c]) != AK_OK)
-            return AK_E_NOMEM;
+        if (counts[c]) {
+            ks.next[c] = ak_keys_append(t, (ak_channel_kind)c, counts[c]);
+            if (!ks.next[c])
+                return AK_E_NOMEM;
+            ks.end[c] = ks.next[c] + counts[c];
+        }
     if (mesh_bytes > UINT32_MAX)
         return ak_fail(st->job, AK_E_LIMIT, -1, "bone '%s' holds over 4 GiB of mesh data", t->bone);
 
@@ -427,15 +519,15 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **s
                     (*bad_mats)++;
                 for (int a = 0; a < 3; a++)
                     pv[a] = p[a];
-                s = key_put(t, &rb, AK_ROTATION, x->frame, fps, q, 4, d + x->rot, 36);
+                s = key_put(t, &ks, &rb, AK_ROTATION, x->frame, fps, q, 4, d + x->rot, 36);
                 if (s == AK_OK)
-                    s = key_put(t, &rb, AK_TRANSLATION, x->frame, fps, pv, 3, d + x->pos, 12);
+                    s = key_put(t, &ks, &rb, AK_TRANSLATION, x->frame, fps, pv, 3, d + x->pos, 12);
                 if (s == AK_OK && (x->flags & ANM_F_SCALE))
-                    s = key_put(t, &rb, AK_SCALE, x->frame, fps, sc, 3, NULL, 0);
+                    s = key_put(t, &ks, &rb, AK_SCALE, x->frame, fps, sc, 3, NULL, 0);
             }
             if (s == AK_OK && x->visi != SIZE_MAX) {
                 double v = ak_load_u32(d + x->visi) != 0 ? 1.0 : 0.0;
-                s = key_put(t, &rb, AK_VISIBILITY, x->frame, fps, &v, 1, d + x->visi, 4);
+                s = key_put(t, &ks, &rb, AK_VISIBILITY, x->frame, fps, &v, 1, d + x->visi, 4);
             }
         } else {
             float f[3];
@@ -444,25 +536,25 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **s
                 load_floats(d + x->pos, f, 3);
                 for (int a = 0; a < 3; a++)
                     v[a] = f[a];
-                s = key_put(t, &rb, AK_TRANSLATION, x->frame, fps, v, 3, d + x->pos, 12);
+                s = key_put(t, &ks, &rb, AK_TRANSLATION, x->frame, fps, v, 3, d + x->pos, 12);
             }
             if (s == AK_OK && x->rot != SIZE_MAX) {
                 load_floats(d + x->rot, f, 3);
                 anm_quat_from_xyz(f, v);
-                s = key_put(t, &rb, AK_ROTATION, x->frame, fps, v, 4, d + x->rot, 12);
+                s = key_put(t, &ks, &rb, AK_ROTATION, x->frame, fps, v, 4, d + x->rot, 12);
             }
             if (s == AK_OK && x->scale != SIZE_MAX) {
                 load_floats(d + x->scale, f, 3);
                 for (int a = 0; a < 3; a++)
                     v[a] = f[a];
-                s = key_put(t, &rb, AK_SCALE, x->frame, fps, v, 3, d + x->scale, 12);
+                s = key_put(t, &ks, &rb, AK_SCALE, x->frame, fps, v, 3, d + x->scale, 12);
             }
             if (s == AK_OK && (x->flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF))) {
                 /* Both bits at once (never seen) read as visible; the raw
                  * byte keeps them. */
                 unsigned char bits = (unsigned char)(x->flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF));
                 v[0] = (bits & ANM_F_VIS_ON) ? 1.0 : 0.0;
-                s = key_put(t, &rb, AK_VISIBILITY, x->frame, fps, v, 1, &bits, 1);
+                s = key_put(t, &ks, &rb, AK_VISIBILITY, x->frame, fps, v, 1, &bits, 1);
             }
         }
         anm_extra e = { x->frame, x->flags, x->kind, x->order, 0, 0 };

@@ -52,6 +52,7 @@ typedef struct wtrack {
     int mirrored;
     wrec *recs;
     size_t nrec;
+    size_t hint; /* find_rec: where the next record is likely */
 } wtrack;
 
 typedef struct wctx {
@@ -110,7 +111,11 @@ static ak_status prepare_channel(wctx *w, wtrack *wt, int c)
         list[i].index = i;
         list[i].key = k;
     }
-    qsort(list, ch->count, sizeof *list, cmp_wch);
+    size_t s = 1;
+    while (s < ch->count && list[s].frame >= list[s - 1].frame)
+        s++;
+    if (s < ch->count) /* keys out of order (edited): sort, keeping equal frames in order */
+        qsort(list, ch->count, sizeof *list, cmp_wch);
     size_t n = 0;
     for (size_t i = 0; i < ch->count; i++) {
         if (n && list[n - 1].frame == list[i].frame) {
@@ -159,7 +164,11 @@ static ak_status prepare_extras(wctx *w, wtrack *wt)
     if (dropped)
         ak_warn(w->job, -1, "bone '%s': %u mesh blobs point outside %s and are dropped", wt->t->bone, dropped,
                 ANM_P_MESH);
-    qsort(wt->ex, n, sizeof *wt->ex, cmp_extra);
+    size_t s = 1;
+    while (s < n && wt->ex[s].frame >= wt->ex[s - 1].frame)
+        s++;
+    if (s < n)
+        qsort(wt->ex, n, sizeof *wt->ex, cmp_extra);
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (!m || wt->ex[m - 1].frame != wt->ex[i].frame)
@@ -243,9 +252,44 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static size_t unique_sorted(uint32_t *f, size_t n)
+/* The end of the ascending run that starts at `a`. */
+static size_t run_end(const uint32_t *f, size_t a, size_t n)
 {
-    qsort(f, n, sizeof *f, cmp_u32);
+    size_t i = a + 1;
+    while (i < n && f[i] >= f[i - 1])
+        i++;
+    return i;
+}
+
+/* Sorts `f` by merging its ascending runs pairwise through `tmp`: the
+ * frames of a track are a few sorted lists (one per channel, the stored
+ * records) laid end to end. */
+static void merge_runs(uint32_t *f, uint32_t *tmp, size_t n)
+{
+    while (run_end(f, 0, n) < n) {
+        size_t i = 0, o = 0;
+        while (i < n) {
+            size_t am = run_end(f, i, n), bm = am < n ? run_end(f, am, n) : am, x = i, y = am;
+            while (x < am && y < bm)
+                tmp[o++] = f[y] < f[x] ? f[y++] : f[x++];
+            while (x < am)
+                tmp[o++] = f[x++];
+            while (y < bm)
+                tmp[o++] = f[y++];
+            i = bm;
+        }
+        memcpy(f, tmp, n * sizeof *f);
+    }
+}
+
+static size_t unique_sorted(wctx *w, uint32_t *f, size_t n)
+{
+    uint32_t *tmp = n > 1 ? ak_job_alloc(w->job, n, sizeof *tmp) : NULL;
+    if (tmp)
+        merge_runs(f, tmp, n);
+    else
+        qsort(f, n, sizeof *f, cmp_u32); /* no scratch: the same order, slower */
+    ak_job_free(w->job, tmp);
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (!m || f[m - 1] != f[i])
@@ -260,25 +304,31 @@ static ak_status natural_records(wctx *w, wtrack *wt, uint32_t bone)
     uint32_t *f = track_frames(w, wt, UINT32_MAX, UINT32_MAX, &n);
     if (!f)
         return nomem(w);
-    n = unique_sorted(f, n);
+    n = unique_sorted(w, f, n);
     wt->recs = ak_job_alloc(w->job, n, sizeof *wt->recs);
     if (!wt->recs) {
         ak_job_free(w->job, f);
         return nomem(w);
     }
+    /* f, the channels and the extras ascend: one cursor each instead of
+     * a search per frame. */
+    size_t at[AK_CHANNELS] = { 0 }, ex_at = 0;
     for (size_t i = 0; i < n; i++) {
         wrec r;
         memset(&r, 0, sizeof r);
         r.frame = f[i];
         r.bone = bone;
         for (int c = 0; c < AK_CHANNELS; c++) {
-            const wch *e = find_at(wt, c, f[i]);
-            if (e) {
-                r.key[c] = e->key;
+            while (at[c] < wt->n[c] && wt->ch[c][at[c]].frame < f[i])
+                at[c]++;
+            if (at[c] < wt->n[c] && wt->ch[c][at[c]].frame == f[i]) {
+                r.key[c] = wt->ch[c][at[c]].key;
                 r.has |= HAS(c);
             }
         }
-        r.ex = find_extra(wt, f[i]);
+        while (ex_at < wt->nex && wt->ex[ex_at].frame < f[i])
+            ex_at++;
+        r.ex = ex_at < wt->nex && wt->ex[ex_at].frame == f[i] ? &wt->ex[ex_at] : NULL;
         /* A stored record whose channels were all deleted goes away unless
          * it carries a mesh or never had a channel. */
         if (!r.has && !(r.ex && (extra_has_mesh(r.ex) || !(r.ex->flags & ANM_F_DERIVED))))
@@ -366,7 +416,7 @@ static ak_status generate_records(wctx *w, wtrack *wt, uint32_t bone, uint32_t l
     uint32_t *f = track_frames(w, wt, 0, last, &n);
     if (!f)
         return nomem(w);
-    n = unique_sorted(f, n);
+    n = unique_sorted(w, f, n);
     wt->recs = ak_job_alloc(w->job, n, sizeof *wt->recs);
     if (!wt->recs) {
         ak_job_free(w->job, f);
@@ -425,6 +475,10 @@ typedef struct lay_chunk {
 
 static wrec *find_rec(wtrack *wt, uint32_t frame)
 {
+    /* Layouts list a bone's records in frame order: try the one after the
+     * last found before searching. */
+    if (wt->hint < wt->nrec && wt->recs[wt->hint].frame == frame)
+        return &wt->recs[wt->hint++];
     size_t lo = 0, hi = wt->nrec;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -433,7 +487,11 @@ static wrec *find_rec(wtrack *wt, uint32_t frame)
         else
             hi = mid;
     }
-    return lo < wt->nrec && wt->recs[lo].frame == frame ? &wt->recs[lo] : NULL;
+    if (lo < wt->nrec && wt->recs[lo].frame == frame) {
+        wt->hint = lo + 1;
+        return &wt->recs[lo];
+    }
+    return NULL;
 }
 
 /* 1 if the layout prop is well formed and names exactly the records. */
@@ -503,21 +561,25 @@ static ak_status emit_frm2_key(wctx *w, const wrec *r)
         flags |= ANM_F_MESH;
     if (mirrored_bit(w, r))
         flags |= ANM_F_MIRROR;
-    ak_put_u8(w->out, (uint8_t)r->bone);
-    ak_put_u16(w->out, (uint16_t)flags);
-    unsigned char b[12];
+    /* The record is built here and written with one call. */
+    unsigned char b[3 + 36];
+    size_t len = 3;
+    b[0] = (unsigned char)r->bone;
+    b[1] = (unsigned char)(flags & 0xFFu);
+    b[2] = (unsigned char)(flags >> 8);
     if (flags & ANM_F_POS) {
-        enc_vec(r->key[CH_POS], 0.0, b);
-        ak_put(w->out, b, 12);
+        enc_vec(r->key[CH_POS], 0.0, b + len);
+        len += 12;
     }
     if (flags & ANM_F_ROT) {
-        enc_rot(w, r->key[CH_ROT], b);
-        ak_put(w->out, b, 12);
+        enc_rot(w, r->key[CH_ROT], b + len);
+        len += 12;
     }
     if (flags & ANM_F_SCALE) {
-        enc_vec(r->key[CH_SCALE], 1.0, b);
-        ak_put(w->out, b, 12);
+        enc_vec(r->key[CH_SCALE], 1.0, b + len);
+        len += 12;
     }
+    ak_put(w->out, b, len);
     if (flags & ANM_F_MESH)
         emit_mesh(w, r);
     return AK_OK;
@@ -657,6 +719,8 @@ static ak_status emit_group(wctx *w, int tag, uint32_t frame, wrec *const *recs,
 
 static ak_status emit_layout(wctx *w, const ak_prop *lp)
 {
+    for (size_t t = 0; t < w->ntr; t++)
+        w->tr[t].hint = 0; /* layout_matches walked them */
     size_t p = 0;
     wrec **list = NULL;
     size_t cap = 0;

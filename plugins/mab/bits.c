@@ -1,4 +1,4 @@
-/* bits.c - LSB-first bit reading and the quaternion arithmetic of the
+/* bits.c - LSB-first bit reading (mab_bits_get is inline in mab.h) and the quaternion arithmetic of the
  * .mab fact sheet (sections 6 and 7). */
 #include "mab.h"
 
@@ -10,35 +10,6 @@ void mab_bits_init(mab_bits *b, const unsigned char *data, size_t size)
     b->size = size;
     b->pos = 0;
     b->over = 0;
-}
-
-/* The 8 bytes from `byte` on as a little-endian word; bytes past the end
- * read as 0. */
-static uint64_t window_at(const mab_bits *b, uint64_t byte)
-{
-    uint64_t w = 0;
-    if (byte < b->size && b->size - byte >= 8) {
-        const unsigned char *p = b->data + byte;
-        for (int i = 7; i >= 0; i--) /* compilers make this one load */
-            w = w << 8 | p[i];
-        return w;
-    }
-    for (uint64_t i = 0; byte + i < b->size && i < 8; i++)
-        w |= (uint64_t)b->data[byte + i] << (8 * i);
-    return w;
-}
-
-/* One 64-bit window holds any n <= 32 bits at any of the 8 bit offsets
- * within a byte (7 + 32 < 64): one load and a shift per call. */
-uint32_t mab_bits_get(mab_bits *b, unsigned n)
-{
-    if (!n)
-        return 0;
-    uint64_t w = window_at(b, b->pos >> 3) >> (b->pos & 7);
-    if (b->pos + n > (uint64_t)b->size * 8)
-        b->over = 1;
-    b->pos += n;
-    return (uint32_t)(w & (UINT64_MAX >> (64 - n)));
 }
 
 /* The engine's table (sheet section 6), about 1 / (2^b - 1). */
@@ -65,23 +36,4 @@ void mab_quat48(const unsigned char *p, int w2_signed, double q[4])
     case 2: q[0] = a, q[1] = b, q[2] = r, q[3] = c; break;
     default: q[0] = a, q[1] = b, q[2] = c, q[3] = r; break;
     }
-}
-
-void mab_quat_rebuild(const double stored[3], unsigned implicit, int negative, double q[4])
-{
-    double v[3] = { stored[0], stored[1], stored[2] };
-    double s = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-    double r = 0.0;
-    if (s <= 1.0) {
-        r = sqrt(1.0 - s);
-    } else {
-        double n = sqrt(s);
-        v[0] /= n, v[1] /= n, v[2] /= n;
-    }
-    if (negative)
-        r = -r;
-    implicit &= 3u;
-    for (unsigned c = 0; c < 3; c++)
-        q[c < implicit ? c : c + 1] = v[c];
-    q[implicit] = r;
 }

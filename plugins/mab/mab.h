@@ -36,6 +36,9 @@
 
 #include <animkit/plugin.h>
 
+#include <math.h>
+#include <string.h>
+
 /* Version words (u16 at offset 0). */
 #define MAB_V_FC2 0x004Cu
 #define MAB_V_FC3 0x0061u
@@ -64,7 +67,40 @@ typedef struct mab_bits {
 } mab_bits;
 
 void mab_bits_init(mab_bits *b, const unsigned char *data, size_t size);
-uint32_t mab_bits_get(mab_bits *b, unsigned n); /* n <= 32 */
+
+/* The 8 bytes from `byte` on as a little-endian word; bytes past the end
+ * read as 0. */
+static inline uint64_t mab_bits_window(const mab_bits *b, uint64_t byte)
+{
+    uint64_t w = 0;
+    if (byte < b->size && b->size - byte >= 8) {
+        const unsigned char *p = b->data + byte;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(&w, p, sizeof w); /* one load (gcc -O2 keeps the loop below byte by byte) */
+#else
+        for (int i = 7; i >= 0; i--)
+            w = w << 8 | p[i];
+#endif
+        return w;
+    }
+    for (uint64_t i = 0; byte + i < b->size && i < 8; i++)
+        w |= (uint64_t)b->data[byte + i] << (8 * i);
+    return w;
+}
+
+/* The next n <= 32 bits. One 64-bit window holds any n <= 32 bits at any
+ * of the 8 bit offsets within a byte (7 + 32 < 64): one load and a shift
+ * per call; inline because the decoder calls it for every field. */
+static inline uint32_t mab_bits_get(mab_bits *b, unsigned n)
+{
+    if (!n)
+        return 0;
+    uint64_t w = mab_bits_window(b, b->pos >> 3) >> (b->pos & 7);
+    if (b->pos + n > (uint64_t)b->size * 8)
+        b->over = 1;
+    b->pos += n;
+    return (uint32_t)(w & (UINT64_MAX >> (64 - n)));
+}
 
 /* S[b] of the sheet's table (b = 0..16). */
 double mab_slope_scale(unsigned bits);
@@ -75,7 +111,25 @@ void mab_quat48(const unsigned char *p, int w2_signed, double q[4]);
 
 /* Builds a rotation from three stored components, the implicit index and
  * the sign bit (sheet section 6, reconstruction). */
-void mab_quat_rebuild(const double stored[3], unsigned implicit, int negative, double q[4]);
+/* Inline: called once per decoded rotation key. */
+static inline void mab_quat_rebuild(const double stored[3], unsigned implicit, int negative, double q[4])
+{
+    double v[3] = { stored[0], stored[1], stored[2] };
+    double s = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    double r = 0.0;
+    if (s <= 1.0) {
+        r = sqrt(1.0 - s);
+    } else {
+        double n = sqrt(s);
+        v[0] /= n, v[1] /= n, v[2] /= n;
+    }
+    if (negative)
+        r = -r;
+    implicit &= 3u;
+    for (unsigned c = 0; c < 3; c++)
+        q[c < implicit ? c : c + 1] = v[c];
+    q[implicit] = r;
+}
 
 /* ---- reading --------------------------------------------------------- */
 

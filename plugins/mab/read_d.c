@@ -356,10 +356,11 @@ static ak_status read_table(mab_ctx *c, const dlayout *L, size_t off, size_t chu
     return AK_OK;
 }
 
-/* One bone's sample set in a chunk (rotation: 4 values; translation: 3). */
+/* Where one bone's sample set in a chunk goes (rotation: 4 values;
+ * translation: 3): straight into the stream's scratch arrays. */
 typedef struct chunk_out {
-    double v[8][4];
-    unsigned char raw[8][8];
+    double (*v)[4];
+    unsigned char (*raw)[8];
 } chunk_out;
 
 /* Reads one rotation block (sheet 6) from `bs`; fills `o` when not NULL. */
@@ -459,13 +460,13 @@ static void run_stream(mab_ctx *c, const dlayout *L, const chunk_table *t, const
         mab_bits bs;
         mab_bits_init(&bs, c->bytes + t->off + a, e - a);
         for (size_t i = 0; i < sj->nb; i++) {
+            size_t at = i * L->keys + 8 * ch;
+            o.v = (double(*)[4])(v + 4 * at);
+            o.raw = (unsigned char(*)[8])(raw + 8 * at);
             if (sj->translation)
                 tr_block(&bs, nf, sj->bits[i], sj->scale[i], &o);
             else
                 rot_block(&bs, nf, sj->bits[i], &o);
-            size_t at = i * L->keys + 8 * ch;
-            memcpy(v + 4 * at, o.v, nf * sizeof o.v[0]);
-            memcpy(raw + 8 * at, o.raw, nf * sizeof o.raw[0]);
         }
         uint64_t used = (bs.pos + 7) / 8;
         if (bs.over || used > e - a) {

@@ -1023,6 +1023,98 @@ static void sweep(ak_registry *reg, const unsigned char *d, size_t n, const char
     free(c);
 }
 
+/* Keys given out of order and channels keyed at different frames: the
+ * writer sorts each channel and merges the channels' frames (the frame
+ * list is a few sorted runs end to end). The file must not depend on the
+ * order the keys were added in, and must read back with every key. */
+static ak_doc *interleaved_doc(int reverse)
+{
+    static const unsigned rot_f[3] = { 5, 15, 25 }, pos_f[4] = { 0, 10, 20, 30 }, vis_f[2] = { 3, 27 };
+    ak_doc *doc = ak_doc_new();
+    ak_clip *clip = ak_clip_add(doc, "mix");
+    clip->duration = 1.0;
+    ak_track *t = ak_track_add(clip, "root");
+    for (int j = 0; j < 4; j++) {
+        int i = reverse ? 3 - j : j;
+        ak_key *k = ak_key_add(t, AK_TRANSLATION);
+        k->time = pos_f[i] / 30.0;
+        k->v[0] = i + 1;
+        k->v[1] = -i;
+        k->v[2] = 0.25 * i;
+    }
+    for (int j = 0; j < 3; j++) {
+        int i = reverse ? 2 - j : j;
+        ak_key *k = ak_key_add(t, AK_ROTATION);
+        k->time = rot_f[i] / 30.0;
+        double a = 0.3 * (i + 1);
+        k->v[0] = 0;
+        k->v[1] = sin(a);
+        k->v[2] = 0;
+        k->v[3] = cos(a);
+    }
+    for (int j = 0; j < 2; j++) {
+        int i = reverse ? 1 - j : j;
+        ak_key *k = ak_key_add(t, AK_VISIBILITY);
+        k->time = vis_f[i] / 30.0;
+        k->v[0] = i == 0 ? 0 : 1;
+    }
+    return doc;
+}
+
+/* The key in force at `tick` in a sparse file: the last at or before it. */
+static const ak_key *key_in_force(const ak_channel *ch, int64_t tick)
+{
+    const ak_key *k = NULL;
+    for (size_t i = 0; i < ch->count && ch->keys[i].tick <= tick; i++)
+        k = &ch->keys[i];
+    return k;
+}
+
+START_TEST(t_out_of_order_keys)
+{
+    ak_registry *reg = reg_anm();
+    ak_doc *a = interleaved_doc(0), *b = interleaved_doc(1);
+    ak_report ra = { 0 }, rb = { 0 };
+    size_t na, nb;
+    unsigned char *oa = write_params(reg, a, NULL, &na, &ra);
+    unsigned char *ob = write_params(reg, b, NULL, &nb, &rb);
+    ck_assert_uint_eq(na, nb);
+    ck_assert(memcmp(oa, ob, na) == 0);
+    ak_doc *back = read_params(reg, oa, na, NULL);
+    const ak_track *t = track_named(back, "root");
+    ck_assert(t != NULL);
+    /* The file is sparse (full keys on the first and last frame, elsewhere
+     * changes only): at every frame given, the value in force is the key's,
+     * and each channel ascends. */
+    static const int64_t pos_f[4] = { 0, 10, 20, 30 }, rot_f[3] = { 5, 15, 25 }, vis_f[2] = { 3, 27 };
+    for (int c = 0; c < AK_CHANNELS; c++)
+        for (size_t k = 1; k < t->channel[c].count; k++)
+            ck_assert_int_lt(t->channel[c].keys[k - 1].tick, t->channel[c].keys[k].tick);
+    for (int i = 0; i < 4; i++) {
+        const ak_key *k = key_in_force(&t->channel[AK_TRANSLATION], pos_f[i]);
+        ck_assert_msg(k != NULL, "no translation in force at frame %d", (int)pos_f[i]);
+        ck_assert_double_eq_tol(k->v[0], i + 1, 1e-6);
+        ck_assert_double_eq_tol(k->v[2], 0.25 * i, 1e-6);
+    }
+    for (int i = 0; i < 3; i++) {
+        const ak_key *k = key_in_force(&t->channel[AK_ROTATION], rot_f[i]);
+        ck_assert_msg(k != NULL, "no rotation in force at frame %d", (int)rot_f[i]);
+        ck_assert_double_eq_tol(fabs(k->v[1]), sin(0.3 * (i + 1)), 1e-5);
+    }
+    for (int i = 0; i < 2; i++) {
+        const ak_key *k = key_in_force(&t->channel[AK_VISIBILITY], vis_f[i]);
+        ck_assert_msg(k != NULL, "no visibility in force at frame %d", (int)vis_f[i]);
+        ck_assert_double_eq(k->v[0], i == 0 ? 0 : 1);
+    }
+    ak_doc_free(back);
+    ak_buffer_free(reg, oa);
+    ak_buffer_free(reg, ob);
+    ak_doc_free(a);
+    ak_doc_free(b);
+    ak_registry_free(reg);
+}
+END_TEST
+
 START_TEST(t_bad_input)
 {
     ak_registry *reg = reg_anm();
@@ -1138,6 +1230,7 @@ int main(void)
     tcase_add_test(tc, t_edit_frmn_corpus);
     tcase_add_test(tc, t_convert_corpus);
     tcase_add_test(tc, t_handbuilt);
+    tcase_add_test(tc, t_out_of_order_keys);
     tcase_add_test(tc, t_bad_input);
     tcase_add_test(tc, t_bad_params);
     suite_add_tcase(s, tc);
