@@ -189,7 +189,7 @@ static int skip_dump, skip_gltf;
  * the way back is byte-identical to `f`. */
 static void glb_round(const ak_registry *reg, const ak_doc *doc, const ak_mapped_file *f, result *res)
 {
-    ak_options g = { sizeof g, "gltf", "bench.glb", NULL, 0 };
+    ak_options g = { sizeof g, "gltf", "bench.glb", NULL, 0, 0 };
     unsigned char *glb = NULL;
     size_t glb_size;
     ak_doc *again = NULL;
@@ -208,7 +208,7 @@ static void glb_round(const ak_registry *reg, const ak_doc *doc, const ak_mapped
     if (!res->glb_bytes || t2 - t1 < res->glb_read_s)
         res->glb_read_s = t2 - t1;
     res->glb_bytes = glb_size;
-    ak_options w = { sizeof w, doc->format, NULL, NULL, 0 };
+    ak_options w = { sizeof w, doc->format, NULL, NULL, 0, 0 };
     unsigned char *back;
     size_t back_size;
     if (res->identical >= 0 && ak_write(reg, again, &w, &back, &back_size, &rr) == AK_OK) {
