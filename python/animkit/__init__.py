@@ -26,8 +26,8 @@ from ._registry import Format, Refused, Registry
 from . import _lib
 
 __all__ = ["Bone", "CHANNEL_NAMES", "Channel", "Clip", "Diff", "DiffEntry", "DiffKind", "Document", "Error", "Event",
-           "Format", "Key", "Message", "Refused", "Registry", "Severity", "Status", "Track", "ValidationResult", "crc32", "have_numpy",
-           "library_version", "slerp", "use_numpy"]
+           "Format", "Key", "Message", "Refused", "Registry", "Severity", "Status", "Track", "ValidationResult", "crc32",
+           "have_numpy", "library_version", "slerp", "use_numpy"]
 
 __version__ = "0.1.0"
 

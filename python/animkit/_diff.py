@@ -5,10 +5,9 @@ import enum
 
 from . import _lib
 from ._errors import check
+from ._model import CHANNEL_NAMES, name_str
 
 lib = _lib.lib
-
-CHANNEL_NAMES = ("rotation", "translation", "scale", "visibility")
 
 
 class DiffKind(enum.IntEnum):
@@ -39,7 +38,6 @@ class DiffEntry:
     __slots__ = ("kind", "clip", "bone", "channel", "count_a", "count_b", "key", "component", "max_diff")
 
     def __init__(self, e):
-        from ._model import name_str  # the same decoding as every name
         self.kind = DiffKind(e.kind) if e.kind in DiffKind._value2member_map_ else e.kind
         self.clip = name_str(e.clip)
         self.bone = name_str(e.bone) if e.bone is not None else None
@@ -69,7 +67,8 @@ class DiffEntry:
         if k == DiffKind.KEY_COUNT:
             return where + " %s: %d keys in A, %d in B" % (self.channel, self.count_a, self.count_b)
         if k == DiffKind.KEYS:
-            part = "time" if self.component < 0 else "value" if self.channel == "visibility" else "xyzw"[self.component & 3]
+            part = ("time" if self.component < 0 else "value" if self.channel == "visibility"
+                    else "xyzw"[self.component & 3])
             return where + " %s: key %d %s differs by %.9g" % (self.channel, self.key, part, self.max_diff)
         if k == DiffKind.EVENTS:
             return where + ": events differ (%d in A, %d in B)" % (self.count_a, self.count_b)

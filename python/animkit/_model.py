@@ -15,7 +15,6 @@ import os
 
 from . import _lib
 from ._errors import Collector, Error, Status, check
-from . import _diff
 
 lib = _lib.lib
 
@@ -196,8 +195,9 @@ class Document:
         (which keeps its spelling and position), else appended. A clip of the
         same format and variant keeps its stored bytes, so writing emits it
         as its file held it; from another format its keys are encoded afresh
-        and that format's props are dropped. Returns the new Clip; on failure
-        the document is unchanged."""
+        and that format's props are dropped. Returns the new Clip; Clip
+        objects for a replaced clip become invalid. On failure the document
+        is unchanged."""
         if not isinstance(clip, Clip):
             raise TypeError("put_clip wants a Clip, not %s" % type(clip).__name__)
         at = ctypes.c_size_t()
@@ -249,7 +249,8 @@ class Document:
         bone, keys by position; numbers within `tol` are equal, and so are a
         quaternion and its negation. Returns a Diff, a list of DiffEntry,
         empty when equal (the CLI's `animkit diff`)."""
-        return _diff.diff(self, other, tol)
+        from ._diff import diff  # _diff builds on this module
+        return diff(self, other, tol)
 
     # -- skeleton -----------------------------------------------------------
     @property
