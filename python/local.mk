@@ -1,9 +1,9 @@
 # python: the `animkit` Python module (ctypes over libanimkit), installed
 # into the site directory configure found, tested by python/run-tests.sh.
-PYTHON_MODULE_FILES = python/animkit/__init__.py python/animkit/_errors.py python/animkit/_lib.py \
-	python/animkit/_model.py python/animkit/_registry.py
+PYTHON_MODULE_FILES = python/animkit/__init__.py python/animkit/_diff.py python/animkit/_errors.py \
+	python/animkit/_lib.py python/animkit/_model.py python/animkit/_registry.py
 EXTRA_DIST += $(PYTHON_MODULE_FILES) python/tests/test_animkit.py python/run-tests.sh \
-	python/installcheck.sh examples/python/convert.py
+	python/installcheck.sh examples/python/convert.py examples/python/replace.py
 TESTS += python/run-tests.sh
 AM_TESTS_ENVIRONMENT += PYTHON='$(PYTHON)'; export PYTHON;
 if SANITIZERS

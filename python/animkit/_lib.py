@@ -213,6 +213,7 @@ class Codec(ctypes.Structure):
         ("probe", ctypes.c_void_p),
         ("read", ctypes.c_void_p),
         ("write", ctypes.c_void_p),
+        ("params", ctypes.c_void_p),  # ABI 1.2: const ak_param *
     ]
 
 
@@ -237,6 +238,39 @@ class ProbeResult(ctypes.Structure):
         ("codec", ctypes.POINTER(Codec)),
         ("score", ctypes.c_int),
         ("runner_up", ctypes.POINTER(Codec)),
+    ]
+
+
+class Retime(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32),
+        ("trim", ctypes.c_int),
+        ("t0", ctypes.c_double),
+        ("t1", ctypes.c_double),
+        ("reverse", ctypes.c_int),
+        ("speed", ctypes.c_double),
+        ("fps", ctypes.c_double),
+    ]
+
+
+class DiffEntry(ctypes.Structure):
+    _fields_ = [
+        ("kind", ctypes.c_int32),     # ak_diff_kind
+        ("clip", ctypes.c_char_p),
+        ("bone", ctypes.c_char_p),
+        ("channel", ctypes.c_int32),  # ak_channel_kind
+        ("count_a", ctypes.c_size_t),
+        ("count_b", ctypes.c_size_t),
+        ("key", ctypes.c_size_t),
+        ("component", ctypes.c_int),
+        ("max_diff", ctypes.c_double),
+    ]
+
+
+class Diff(ctypes.Structure):
+    _fields_ = [
+        ("count", ctypes.c_size_t),
+        ("entries", ctypes.POINTER(DiffEntry)),
     ]
 
 
@@ -331,6 +365,16 @@ _PROTOTYPES = {
                                   _report_p]),
     "ak_buffer_free": (None, [_reg_p, _P(ctypes.c_ubyte)]),
     "ak_write_file": (ctypes.c_int32, [_reg_p, _doc_p, ctypes.c_char_p, _opts_p, ctypes.c_uint, _report_p]),
+    # Editing (API 1.2)
+    "ak_doc_clip_index": (ctypes.c_long, [_doc_p, ctypes.c_char_p]),
+    "ak_doc_put_clip": (ctypes.c_int32, [_doc_p, _clip_p, ctypes.c_char_p, _P(ctypes.c_size_t)]),
+    "ak_doc_merge": (ctypes.c_int32, [_doc_p, _doc_p]),
+    "ak_doc_extract_clip": (_doc_p, [_doc_p, ctypes.c_size_t]),
+    "ak_doc_rename_bones": (ctypes.c_size_t, [_doc_p, _P(ctypes.c_char_p), _P(ctypes.c_char_p), ctypes.c_size_t]),
+    "ak_doc_assign_bone_ids": (ctypes.c_int32, [_doc_p, _doc_p, _P(ctypes.c_size_t)]),
+    "ak_clip_retime": (ctypes.c_int32, [_clip_p, _P(Retime)]),
+    "ak_doc_diff": (ctypes.c_int32, [_doc_p, _doc_p, ctypes.c_double, _P(_P(Diff))]),
+    "ak_diff_free": (None, [_P(Diff)]),
 }
 
 for _name, (_res, _args) in _PROTOTYPES.items():

@@ -164,17 +164,93 @@ class Document:
 
     def remove_clip(self, clip):
         """Removes a clip (a Clip or an index); Clip objects for it become invalid."""
+        lib.ak_clip_remove(self._p, self._clip_position(clip))
+
+    def _clip_position(self, clip):
+        """The index of a Clip of this document, an index, or a name."""
         d = self._d
         if isinstance(clip, Clip):
             for i in range(d.clip_count):
                 if ctypes.addressof(d.clips[i].contents) == ctypes.addressof(clip._c):
-                    clip = i
-                    break
-            else:
-                raise ValueError("the clip is not in this document")
+                    return i
+            raise ValueError("the clip is not in this document")
+        if isinstance(clip, (str, bytes)):
+            i = self.clip_index(clip)
+            if i is None:
+                raise KeyError("no clip named %r" % (clip,))
+            return i
         if not 0 <= clip < d.clip_count:
             raise IndexError("clip index out of range")
-        lib.ak_clip_remove(self._p, clip)
+        return clip
+
+    # -- editing (the CLI's replace, merge, split, rename, bones, diff) -------
+    def clip_index(self, name):
+        """The index of the first clip of this name (case-insensitive), or None."""
+        i = lib.ak_doc_clip_index(self._p, name_bytes(name))
+        return i if i >= 0 else None
+
+    def put_clip(self, clip, name=None):
+        """Puts a copy of `clip` (of any document, this one included) under
+        `name` (default: its own): in place of the first clip of that name
+        (which keeps its spelling and position), else appended. A clip of the
+        same format and variant keeps its stored bytes, so writing emits it
+        as its file held it; from another format its keys are encoded afresh
+        and that format's props are dropped. Returns the new Clip; Clip
+        objects for a replaced clip become invalid. On failure the document
+        is unchanged."""
+        if not isinstance(clip, Clip):
+            raise TypeError("put_clip wants a Clip, not %s" % type(clip).__name__)
+        at = ctypes.c_size_t()
+        check(lib.ak_doc_put_clip(self._p, clip._p, name_bytes(name) if name is not None else None,
+                                  ctypes.byref(at)), "put_clip")
+        return Clip(self, self._d.clips[at.value])
+
+    def merge(self, other):
+        """Appends copies of every clip of `other` (clips of equal names are
+        all kept, as packages hold them; stored bytes as put_clip). An empty
+        new Document takes other's format, variant, props and skeleton.
+        Returns the added clips."""
+        before = self._d.clip_count
+        check(lib.ak_doc_merge(self._p, other._p), "merge")
+        d = self._d
+        return [Clip(self, d.clips[i]) for i in range(before, d.clip_count)]
+
+    def extract_clip(self, clip):
+        """A new Document holding a copy of one clip (a Clip, index or name)
+        with this document's format, variant, props and skeleton: a package
+        split into files of its own format."""
+        p = lib.ak_doc_extract_clip(self._p, self._clip_position(clip))
+        if not p:
+            raise MemoryError("animkit: out of memory extracting a clip")
+        return Document(p)
+
+    def rename_bones(self, mapping):
+        """Renames tracks' bones, {old: new} or (old, new) pairs, all in one
+        pass (so {"a": "b", "b": "a"} swaps). A track that stores a bone
+        hash gets the CRC-32 of its new name. Returns the tracks renamed."""
+        pairs = list(mapping.items()) if hasattr(mapping, "items") else list(mapping)
+        src = (ctypes.c_char_p * len(pairs))(*[name_bytes(a) for a, _ in pairs])
+        dst = (ctypes.c_char_p * len(pairs))(*[name_bytes(b) for _, b in pairs])
+        n = lib.ak_doc_rename_bones(self._p, src, dst, len(pairs))
+        if n == ctypes.c_size_t(-1).value:
+            raise MemoryError("animkit: out of memory renaming bones")
+        return n
+
+    def assign_bone_ids(self, skeleton):
+        """Attaches a copy of `skeleton`'s bones (as attach_skeleton) and gives
+        every matched track its bone's id, where the bone has one. Returns
+        the number of tracks that got an id."""
+        n = ctypes.c_size_t()
+        check(lib.ak_doc_assign_bone_ids(self._p, skeleton._p, ctypes.byref(n)), "assign_bone_ids")
+        return n.value
+
+    def diff(self, other, tol=1e-9):
+        """What differs from `other` (any format): clips by name, tracks by
+        bone, keys by position; numbers within `tol` are equal, and so are a
+        quaternion and its negation. Returns a Diff, a list of DiffEntry,
+        empty when equal (the CLI's `animkit diff`)."""
+        from ._diff import diff  # _diff builds on this module
+        return diff(self, other, tol)
 
     # -- skeleton -----------------------------------------------------------
     @property
@@ -359,6 +435,28 @@ class Clip:
         if not lib.ak_event_add(self._p, float(time), name_bytes(type), name_bytes(info)):
             raise MemoryError("animkit: out of memory adding an event")
         return Event(self, self._c.event_count - 1)
+
+    def retime(self, speed=None, reverse=False, trim=None, fps=None):
+        """Retimes every track and event, in this order: trim=(t0, t1) keeps
+        that span (seconds) and starts it at 0; reverse plays it backwards
+        (time -> duration - time); speed divides times and the duration;
+        fps resamples every channel at 1/fps steps (slerp for rotations).
+        Changed keys are re-encoded by writers. Bad arguments raise Error
+        with status USAGE; after an error the clip may be partly retimed
+        (retime a clone to keep the original). Returns the clip."""
+        how = _lib.Retime(struct_size=ctypes.sizeof(_lib.Retime))
+        if trim is not None:
+            how.trim, (how.t0, how.t1) = 1, (float(trim[0]), float(trim[1]))
+        how.reverse = 1 if reverse else 0
+        how.speed = float(speed) if speed is not None else 0.0
+        how.fps = float(fps) if fps is not None else 0.0
+        st = lib.ak_clip_retime(self._p, ctypes.byref(how))
+        if st == Status.USAGE:
+            raise Error(st, "clip %r: retime: bad arguments (trim=%r, speed=%r, fps=%r): a trim needs "
+                        "0 <= t0 < duration and t0 < t1; speed and fps are numbers >= 0"
+                        % (self.name, trim, speed, fps), "bad retime arguments")
+        check(st, "clip %r: retime" % self.name)
+        return self
 
     @property
     def skeleton_matched(self):

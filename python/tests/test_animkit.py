@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import zlib
 
 import animkit
 
@@ -244,6 +245,30 @@ class Example(Base):
         self.assertEqual(r.returncode, 73)  # exists: the CLI's exit code
         self.assertIn("already exists", r.stderr)
 
+    def test_replace_example(self):
+        pkg = self.reg.read(WAVE_IFP)
+        pkg.merge(pkg)[0].name = "second"
+        self.reg.write(pkg, self.path("pkg.ifp"))
+        script = os.path.join(SRCDIR, "examples", "python", "replace.py")
+        out = self.path("out.ifp")
+        r = subprocess.run([sys.executable, script, self.path("pkg.ifp"), SAMPLES[1], out, "--as", "Second",
+                            "--speed", "2"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        back = self.reg.read(out)
+        self.assertEqual([c.name for c in back.clips], ["wave", "second"])
+        donor = self.reg.read(SAMPLES[1]).clips[0]
+        self.assertAlmostEqual(back.clips[1].duration, donor.duration / 2, places=2)
+        self.assertEqual(back.clips[1].tracks[1].rotation[4].time, 4 / 60)  # 30 fps keys at double speed
+        for ta, tb in zip(pkg.clips[0].tracks, back.clips[0].tracks):
+            self.assertEqual([k.raw for k in ta.rotation], [k.raw for k in tb.rotation])
+        self.assertEqual(r.stdout.splitlines(), [str(e) for e in self.reg.read(self.path("pkg.ifp")).diff(
+            self.reg.read(out))])
+        self.assertIn("clip 'second': durations differ by 0.5 s", r.stdout)
+        r = subprocess.run([sys.executable, script, self.path("pkg.ifp"), SAMPLES[1], out, "--speed", "-1"],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 64, r.stderr)
+        self.assertIn("retime", r.stderr)
+
 
 class Errors(Base):
     def test_bad_data_carries_the_report(self):
@@ -354,6 +379,184 @@ class Skeletons(Base):
         copy.add_clip("second")
         copy.remove_clip(copy.clips[0])
         self.assertEqual([c.name for c in copy.clips], ["second"])
+
+
+class Editing(Base):
+    """The library's edit operations, checked by arithmetic, bytes and round trips."""
+
+    def two_clips(self):
+        """wave.ifp with its clip twice, the second named "second"."""
+        doc = self.reg.read(WAVE_IFP)
+        added = doc.merge(doc)
+        self.assertEqual(len(added), 1)
+        added[0].name = "second"
+        return doc
+
+    def test_merge_and_extract(self):
+        doc = self.reg.read(WAVE_IFP)
+        doc.merge(self.reg.read(WAVE_IFP))
+        self.assertEqual([c.name for c in doc.clips], ["wave", "wave"])  # equal names are all kept
+        a, b = doc.clips
+        for ta, tb in zip(a.tracks, b.tracks):
+            for name in animkit.CHANNEL_NAMES:
+                self.assertEqual([k.raw for k in ta.channel(name)], [k.raw for k in tb.channel(name)])
+        ModelMatchesDump.check_doc(self, doc)
+        fresh = animkit.Document()
+        fresh.merge(self.reg.read(WAVE_IFP))  # a new document takes the format
+        self.assertEqual((fresh.format, fresh.variant), ("ifp", "ANP3"))
+        # Splitting the first clip out of a package gives the original file back.
+        two = self.two_clips()
+        one = two.extract_clip(0)
+        self.assertEqual([c.name for c in one.clips], ["wave"])
+        with open(WAVE_IFP, "rb") as f:
+            self.assertEqual(self.reg.encode(one, format="ifp")[0], f.read())
+        self.assertEqual([c.name for c in two.extract_clip("SECOND").clips], ["second"])
+        self.assertEqual(two.clip_index("Second"), 1)
+        self.assertIsNone(two.clip_index("third"))
+        with self.assertRaises(KeyError):
+            two.extract_clip("third")
+        with self.assertRaises(IndexError):
+            two.extract_clip(2)
+
+    def test_put_clip_keeps_the_other_clips_bytes(self):
+        two = self.two_clips()
+        self.reg.write(two, self.path("a.ifp"))
+        src = self.reg.read(WAVE_IFP).clips[0]
+        times = [list(t.rotation.times()) for t in src.tracks]
+        src.retime(speed=0.5)
+        put = two.put_clip(src, "WAVE")  # replaces "wave", case-insensitively, keeping its spelling
+        self.assertEqual([c.name for c in two.clips], ["wave", "second"])
+        self.assertEqual(put, two.clips[0])
+        self.reg.write(two, self.path("b.ifp"))
+        with open(self.path("a.ifp"), "rb") as f:
+            a = f.read()
+        with open(self.path("b.ifp"), "rb") as f:
+            b = f.read()
+        self.assertNotEqual(a, b)
+        # ANP3 (fact sheet 2.1, 2.2): a 36-byte header, then each animation
+        # starting with its 24-byte name. Same key counts, so the second
+        # animation starts at the same offset and its bytes are unchanged.
+        start = a.index(b"second\0", 36)
+        self.assertEqual(b.index(b"second\0", 36), start)
+        self.assertEqual(a[:4] + a[8:36], b[:4] + b[8:36])
+        self.assertEqual(a[start:], b[start:])
+        back = self.reg.read(self.path("b.ifp"))
+        for t, before in zip(back.clips[0].tracks, times):
+            self.assertEqual(list(t.rotation.times()), [2 * x for x in before])
+        self.assertEqual(back.clips[0].duration, 2.0)
+        # From another format: the keys are encoded afresh.
+        ani = self.reg.read(SAMPLES[1]).clips[0]
+        put = two.put_clip(ani, "from_ani")
+        self.assertEqual(two.clip_index("from_ani"), 2)
+        self.assertTrue(all(k.raw == b"" and k.changed for k in put.tracks[0].rotation))
+        ModelMatchesDump.check_doc(self, two)
+
+    def test_retime(self):
+        doc = self.reg.read(WAVE_IFP)
+        clip = doc.clips[0]
+        rot = clip.tracks[1].rotation
+        times, values = as_list(rot.times()), as_list(rot.values())
+        self.assertEqual(clip.duration, 1.0)
+        slow = doc.clone().clips[0]
+        self.assertIs(slow.retime(speed=0.5), slow)
+        self.assertEqual(slow.duration, 2.0)
+        self.assertEqual(as_list(slow.tracks[1].rotation.times()), [2 * t for t in times])
+        self.assertEqual(as_list(slow.tracks[1].rotation.values()), values)
+        back = doc.clone().clips[0].retime(reverse=True).tracks[1].rotation
+        self.assertEqual(as_list(back.times()), [clip.duration - t for t in reversed(times)])
+        self.assertEqual(as_list(back.values()), list(reversed(values)))
+        # Resampling at 15 fps: 16 keys at i/15 s over the 1 s clip, each the
+        # old curve's value there.
+        fps = doc.clone().clips[0].retime(fps=15).tracks[1].rotation
+        self.assertEqual(len(fps), 16)
+        for i, k in enumerate(fps):
+            self.assertAlmostEqual(k.time, i / 15, places=12)
+            for got, want in zip(k.value, rot.sample(i / 15)):
+                self.assertAlmostEqual(got, want, places=9)
+        cut = doc.clone().clips[0].retime(trim=(0.2, 0.5))
+        self.assertAlmostEqual(cut.duration, 0.3, places=12)
+        first = cut.tracks[1].rotation[0]
+        self.assertAlmostEqual(first.time, 0.0, places=12)
+        for got, want in zip(first.value, rot.sample(0.2)):
+            self.assertAlmostEqual(got, want, places=9)
+        self.assertTrue(all(-1e-9 <= t <= 0.3 + 1e-9 for t in as_list(cut.tracks[1].rotation.times())))
+        ModelMatchesDump.check_doc(self, doc)
+        for bad in ({"speed": -1}, {"trim": (0.5, 0.2)}, {"trim": (2, 3)}, {"fps": float("nan")}):
+            with self.subTest(bad=bad), self.assertRaises(animkit.Error) as cm:
+                clip.retime(**bad)
+            self.assertEqual(cm.exception.status, animkit.Status.USAGE)
+            self.assertEqual(cm.exception.exit_code, 64)
+        self.assertEqual(as_list(rot.times()), times)  # refused before anything changed
+
+    def test_diff_names_what_changed(self):
+        a = self.reg.read(WAVE_IFP)
+        b = a.clone()
+        self.assertTrue(a.diff(b).equal)
+        self.assertEqual(len(a.diff(b)), 0)
+        track = b.clips[0].tracks[1]
+        key = track.rotation[5]
+        v = list(key.value)
+        v[0] += 0.25
+        key.value = v
+        d = a.diff(b)
+        self.assertEqual(len(d), 1, [str(e) for e in d])
+        e = d[0]
+        self.assertEqual((e.kind, e.clip, e.bone, e.channel, e.key, e.component),
+                         (animkit.DiffKind.KEYS, "wave", track.bone, "rotation", 5, 0))
+        self.assertAlmostEqual(e.max_diff, 0.25, places=12)
+        self.assertEqual(str(e), "clip 'wave' bone %r rotation: key 5 x differs by 0.25" % track.bone)
+        self.assertTrue(a.diff(b, tol=0.3).equal)
+        # More kinds: a key, a track, a clip and a duration.
+        b.clips[0].tracks[0].translation.add(2.0, (0, 0, 0))
+        b.clips[0].add_track("Tail")
+        b.add_clip("extra")
+        b.clips[0].duration = 1.5
+        got = {(e.kind, e.clip, e.bone, e.channel) for e in a.diff(b)}
+        bone0 = a.clips[0].tracks[0].bone
+        self.assertEqual(got, {(animkit.DiffKind.KEYS, "wave", track.bone, "rotation"),
+                               (animkit.DiffKind.KEY_COUNT, "wave", bone0, "translation"),
+                               (animkit.DiffKind.TRACK_ADDED, "wave", "Tail", None),
+                               (animkit.DiffKind.CLIP_ADDED, "extra", None, None),
+                               (animkit.DiffKind.DURATION, "wave", None, None)})
+        for e in a.diff(b):
+            if e.kind == animkit.DiffKind.KEY_COUNT:
+                n = len(a.clips[0].tracks[0].translation)
+                self.assertEqual((e.count_a, e.count_b), (n, n + 1))
+            if e.kind == animkit.DiffKind.DURATION:
+                self.assertEqual(e.max_diff, 0.5)
+        removed = {(e.kind, e.clip) for e in b.diff(a) if e.bone is None}
+        self.assertIn((animkit.DiffKind.CLIP_REMOVED, "extra"), removed)
+        # Across formats: the ani sample holds the same wave.
+        ani = self.reg.read(SAMPLES[1])
+        self.assertEqual([e for e in a.diff(ani, tol=1e-3) if e.kind == animkit.DiffKind.KEYS], [])
+        with self.assertRaises(ValueError):
+            a.diff(b, tol=-1)
+
+    def test_rename_bones_and_assign_ids(self):
+        doc = self.reg.read(WAVE_IFP)
+        names = [t.bone for t in doc.clips[0].tracks]
+        x, y = names[1], names[2]
+        self.assertEqual(doc.rename_bones({x: y, y: x}), 2)  # one pass: a swap
+        self.assertEqual([t.bone for t in doc.clips[0].tracks], [names[0], y, x])
+        self.assertEqual(doc.rename_bones([("absent", "z")]), 0)
+        made = animkit.Document()
+        t = made.add_clip("c").add_track("calf", hash=zlib.crc32(b"calf"))
+        self.assertEqual(made.rename_bones({"calf": "Calf_L"}), 1)
+        self.assertEqual((t.bone, t.bone_hash), ("Calf_L", zlib.crc32(b"Calf_L")))
+        # Ids from a skeleton, matched by name (ignoring case and spaces).
+        doc = self.reg.read(WAVE_IFP)
+        for tr in doc.clips[0].tracks:
+            tr.bone_id = None
+        skel = animkit.Document()
+        skel.add_bone(names[0].upper(), id=7)
+        skel.add_bone(" " + names[1] + " ", parent=0, id=9)
+        skel.add_bone(names[2], parent=1)  # no id: the track keeps none
+        self.assertEqual(doc.assign_bone_ids(skel), 2)
+        self.assertEqual([(tr.bone, tr.bone_id) for tr in doc.clips[0].tracks],
+                         [(names[0], 7), (names[1], 9), (names[2], None)])
+        self.assertEqual(len(doc.bones), 3)
+        self.assertEqual(doc.clips[0].skeleton_matched, 3)
+        ModelMatchesDump.check_doc(self, doc)
 
 
 if __name__ == "__main__":
