@@ -68,13 +68,30 @@ static uint32_t opt_flags(const ak_options *o)
     return o && o->struct_size >= offsetof(ak_options, flags) + sizeof o->flags ? o->flags : 0;
 }
 
+static int explicit_limit(const ak_options *o)
+{
+    return o && o->struct_size >= offsetof(ak_options, max_alloc) + sizeof o->max_alloc && o->max_alloc;
+}
+
+static size_t times_plus(size_t size, size_t factor, size_t base)
+{
+    return size > (SIZE_MAX - base) / factor ? SIZE_MAX : size * factor + base;
+}
+
+/* A caller's max_alloc caps everything; the default caps what input bytes
+ * can become (names, properties, stored bytes, scratch) at a small multiple
+ * of the input, and what the counts need (key arrays, reservations) apart:
+ * see AK_READ_ALLOC_FACTOR. */
 static size_t read_limit(const ak_options *o, size_t size)
 {
-    if (o && o->struct_size >= offsetof(ak_options, max_alloc) + sizeof o->max_alloc && o->max_alloc)
+    if (explicit_limit(o))
         return o->max_alloc;
-    if (size > (SIZE_MAX - AK_READ_ALLOC_BASE) / AK_READ_ALLOC_FACTOR)
-        return SIZE_MAX;
-    return size * AK_READ_ALLOC_FACTOR + AK_READ_ALLOC_BASE;
+    return times_plus(size, AK_READ_ALLOC_FACTOR, AK_READ_ALLOC_BASE);
+}
+
+static size_t read_key_limit(const ak_options *o, size_t size)
+{
+    return explicit_limit(o) ? 0 : times_plus(size, AK_READ_KEY_FACTOR, AK_READ_KEY_BASE);
 }
 
 ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size, const ak_options *options,
@@ -109,6 +126,7 @@ ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size, const 
         return AK_E_NOMEM;
     }
     ak_doc_attach_job(doc, &job, read_limit(options, size));
+    ak_doc_limit_keys(doc, read_key_limit(options, size));
     ak_doc_expect(doc, size);
     ak_status st = codec->read(&job, bytes, size, doc);
     ak_job_release_scratch(&job);
@@ -295,7 +313,7 @@ ak_status ak_write(const ak_registry *reg, const ak_doc *doc, const ak_options *
     ak_job_init(&job, codec, file, opt_params(options), report);
     job.use = AK_PARAM_WRITE;
     /* A writer's scratch is bounded by the document, not by a limit. */
-    ak_heap scratch_heap = { reg->allocator, 0, 0, &job };
+    ak_heap scratch_heap = { reg->allocator, 0, 0, &job, 0, 0 };
     job.heap = &scratch_heap;
     ak_sink sink;
     ak_sink_init(&sink, &reg->allocator);

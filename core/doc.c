@@ -29,6 +29,32 @@ static int heap_admit(ak_heap *heap, size_t grow)
     return 1;
 }
 
+/* When counts are accounted apart (default reads), `bytes` more of them
+ * are admitted against key_limit and raise the limit by as much, so the
+ * rest of the document stays within what the limit began with. */
+int ak_heap_grant(ak_heap *heap, size_t bytes, const char *what)
+{
+    if (!heap->limit || !heap->key_limit)
+        return 1;
+    if (bytes > heap->key_limit - heap->key_used || heap->limit > SIZE_MAX - bytes) {
+        if (heap->job)
+            ak_fail(heap->job, AK_E_LIMIT, -1,
+                    "%s would need more than %zu bytes of memory (the limit for this input); "
+                    "the counts in the file are not plausible", what, heap->key_limit);
+        return 0;
+    }
+    heap->key_used += bytes;
+    heap->limit += bytes;
+    return 1;
+}
+
+/* A key array is counted twice: once for the keys, once for what comes
+ * with each key (its stored bytes, the plugin's working memory per key). */
+static int heap_grant_keys(ak_heap *heap, size_t bytes)
+{
+    return bytes <= SIZE_MAX / 2 && ak_heap_grant(heap, 2 * bytes, "the keys");
+}
+
 static void heap_out_of_memory(ak_heap *heap)
 {
     if (heap->job)
@@ -156,7 +182,7 @@ static void *arena_alloc(ak_doc *doc, size_t size)
  * when it is the block's last allocation and the block has room (then to
  * exactly `need`), else into a copy with room to double (the old copy
  * stays in the arena until the document is freed). */
-static int arena_grow(ak_doc *doc, void **items, size_t *capacity, size_t need, size_t elem)
+static int arena_grow(ak_doc *doc, void **items, size_t *capacity, size_t need, size_t elem, int keys)
 {
     if (need <= *capacity)
         return 1;
@@ -176,6 +202,8 @@ static int arena_grow(ak_doc *doc, void **items, size_t *capacity, size_t need, 
     size_t cap = *capacity ? *capacity * 2 : 4;
     if (cap < need)
         cap = need;
+    if (keys && !heap_grant_keys(&pv->heap, cap * elem))
+        return 0;
     void *p = arena_alloc(doc, cap * elem);
     if (!p)
         return 0;
@@ -262,6 +290,12 @@ void ak_doc_expect(ak_doc *doc, size_t input)
 {
     size_t guess = input > ARENA_BLOCK_MAX / 8 ? ARENA_BLOCK_MAX : input * 8;
     doc->private_->arena_first = guess;
+}
+
+void ak_doc_limit_keys(ak_doc *doc, size_t key_limit)
+{
+    doc->private_->heap.key_limit = key_limit;
+    doc->private_->heap.key_used = 0;
 }
 
 ak_doc *ak_doc_new(void) { return ak_doc_new_with(NULL, 0); }
@@ -381,7 +415,7 @@ ak_clip *ak_doc_find_clip(const ak_doc *doc, const char *name)
 ak_track *ak_track_add(ak_clip *clip, const char *bone)
 {
     void *items = clip->tracks;
-    if (!arena_grow(clip->doc, &items, &clip->track_capacity_, clip->track_count + 1, sizeof(ak_track *)))
+    if (!arena_grow(clip->doc, &items, &clip->track_capacity_, clip->track_count + 1, sizeof(ak_track *), 0))
         return NULL;
     clip->tracks = items;
     ak_track *t = arena_alloc(clip->doc, sizeof *t);
@@ -421,6 +455,8 @@ ak_status ak_channel_reserve(ak_track *track, ak_channel_kind kind, size_t count
      * memory cap meaningful. */
     if (need > SIZE_MAX / 2 / sizeof(ak_key))
         return AK_E_LIMIT;
+    if (!heap_grant_keys(doc_heap(track->clip->doc), need * sizeof(ak_key)))
+        return AK_E_NOMEM;
     void *p = arena_alloc(track->clip->doc, need * sizeof(ak_key));
     if (!p)
         return AK_E_NOMEM;
@@ -446,7 +482,7 @@ ak_key *ak_keys_append(ak_track *track, ak_channel_kind kind, size_t count)
     if (count > SIZE_MAX - ch->count)
         return NULL;
     void *items = ch->keys;
-    if (!arena_grow(track->clip->doc, &items, &ch->capacity_, ch->count + count, sizeof(ak_key)))
+    if (!arena_grow(track->clip->doc, &items, &ch->capacity_, ch->count + count, sizeof(ak_key), 1))
         return NULL;
     ch->keys = items;
     ak_key *first = &ch->keys[ch->count];
@@ -571,7 +607,7 @@ uint64_t ak_key_digest(const ak_key *key, ak_channel_kind kind)
 ak_event *ak_event_add(ak_clip *clip, double time, const char *type, const char *info)
 {
     void *items = clip->events;
-    if (!arena_grow(clip->doc, &items, &clip->event_capacity_, clip->event_count + 1, sizeof(ak_event)))
+    if (!arena_grow(clip->doc, &items, &clip->event_capacity_, clip->event_count + 1, sizeof(ak_event), 0))
         return NULL;
     clip->events = items;
     const char *t = arena_strdup(clip->doc, type);
@@ -645,7 +681,7 @@ static ak_prop *prop_slot(ak_doc *owner, ak_props *props, const char *key)
     if (found)
         return found;
     void *items = props->items;
-    if (!arena_grow(owner, &items, &props->capacity_, props->count + 1, sizeof(ak_prop)))
+    if (!arena_grow(owner, &items, &props->capacity_, props->count + 1, sizeof(ak_prop), 0))
         return NULL;
     props->items = items;
     const char *k = arena_strdup(owner, key);
@@ -863,3 +899,4 @@ const char *ak_channel_name(ak_channel_kind kind)
     static const char *const names[AK_CHANNELS] = { "rotation", "translation", "scale", "visibility" };
     return (unsigned)kind < AK_CHANNELS ? names[kind] : "?";
 }
+

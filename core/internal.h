@@ -13,6 +13,14 @@ typedef struct ak_heap {
     size_t limit;   /* 0 = unlimited */
     size_t used;
     ak_job *job;    /* the read being performed, told when the limit is hit */
+    /* Default reads: what the counts need (key arrays, counted twice for
+     * the stored bytes and working memory that come with each key, and
+     * reservations) is counted apart, up to key_limit bytes, and raises
+     * `limit` by as much, so the rest of the document stays within the
+     * small multiple of the input `limit` began with (ak_heap_grant).
+     * 0 = everything counts against `limit` alone. */
+    size_t key_limit;
+    size_t key_used;
 } ak_heap;
 
 struct ak_doc_private {
@@ -56,6 +64,7 @@ struct ak_sink {
 extern const ak_allocator ak_default_allocator;
 
 void *ak_heap_alloc(ak_heap *heap, size_t size);
+int ak_heap_grant(ak_heap *heap, size_t bytes, const char *what);
 void *ak_heap_realloc(ak_heap *heap, void *ptr, size_t old_size, size_t new_size);
 void ak_heap_free(ak_heap *heap, void *ptr, size_t size);
 
@@ -65,6 +74,9 @@ void ak_doc_attach_job(ak_doc *doc, ak_job *job, size_t limit);
 /* Tells the arena that the document is read from `input` bytes: its first
  * block is sized for what such an input typically decodes to. */
 void ak_doc_expect(ak_doc *doc, size_t input);
+/* Counts the key arrays of the read in progress apart, up to `key_limit`
+ * bytes (see ak_heap); 0 = within the read's limit. */
+void ak_doc_limit_keys(ak_doc *doc, size_t key_limit);
 /* Appends copies of `src`'s bones (with their props) to `to`'s skeleton. */
 ak_status ak_doc_copy_skeleton(ak_doc *to, const ak_skeleton *src);
 /* Copies props into `to`'s props list `dst`. */

@@ -95,6 +95,8 @@ void *ak_job_reserve(ak_job *job, size_t bytes, const char *what)
         return NULL;
     }
     ak_heap *heap = job->heap;
+    if (!ak_heap_grant(heap, bytes, what))
+        return NULL;
     if (heap->limit && (bytes > heap->limit || heap->used > heap->limit - bytes)) {
         ak_fail(job, AK_E_LIMIT, -1, "%s would need about %zu bytes of memory, more than the %zu bytes "
                 "this read may use", what, bytes, heap->limit);

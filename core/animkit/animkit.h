@@ -689,13 +689,25 @@ typedef enum ak_read_flags {
     AK_READ_FLAGS_MAX_ = INT32_MAX
 } ak_read_flags;
 
-/* A read may allocate at most AK_READ_ALLOC_FACTOR times the input size
- * plus AK_READ_ALLOC_BASE bytes for its document, unless max_alloc says
- * otherwise. That cap covers the document, the plugin's scratch memory and
- * what it reserves for its libraries (ak_job_reserve: the JSON reader's
- * parse tree); besides it, ak_read_file() holds the input once. */
-#define AK_READ_ALLOC_FACTOR 256u
-#define AK_READ_ALLOC_BASE (64u * 1024u * 1024u)
+/* Unless max_alloc says otherwise, a read of n input bytes may allocate
+ *   - AK_READ_ALLOC_FACTOR * n + AK_READ_ALLOC_BASE bytes for all that
+ *     input bytes can become: clips, tracks, names, properties, events,
+ *     bones, stored bytes, mesh blobs and the plugin's scratch memory;
+ *   - plus, counted apart, what the counts need, up to AK_READ_KEY_FACTOR
+ *     * n + AK_READ_KEY_BASE bytes: each key array twice (72 bytes a key,
+ *     once more for its stored bytes and the plugin's working memory per
+ *     key; arrays that grow by doubling keep their old copy) and what
+ *     plugins reserve for their libraries (ak_job_reserve: the JSON
+ *     reader's parse tree). Bit-packed formats store a key in a few bits
+ *     and a JSON number's tree node is 48 bytes, hence the larger factor.
+ * So a file of zeros, long names or huge properties stops at 16 times its
+ * size, and no read takes more than 256 * n + 64 MiB. Besides that,
+ * ak_read_file() holds the input once. An explicit max_alloc caps all of
+ * it together. (API 1.2: 256 * n + 64 MiB was one cap for everything.) */
+#define AK_READ_ALLOC_FACTOR 16u
+#define AK_READ_ALLOC_BASE (32u * 1024u * 1024u)
+#define AK_READ_KEY_FACTOR 240u
+#define AK_READ_KEY_BASE (32u * 1024u * 1024u)
 
 typedef struct ak_probe_result {
     const ak_codec *codec; /* the winner, or NULL */

@@ -56,6 +56,11 @@
  *                    AK_PLUGIN_ENTRY() and its ELF note (ak_plugin_note),
  *                    read before loading; AK_REG_UNSAFE_PLUGINS.
  *                    ak_job_reserve().
+ *                    Default read cap split: AK_READ_ALLOC_FACTOR 256 -> 16
+ *                    and AK_READ_ALLOC_BASE 64 -> 32 MiB for what input
+ *                    bytes become; new AK_READ_KEY_FACTOR (240) and
+ *                    AK_READ_KEY_BASE (32 MiB) for key arrays (counted
+ *                    twice) and ak_job_reserve(); max_alloc unchanged.
  */
 #ifndef ANIMKIT_PLUGIN_H
 #define ANIMKIT_PLUGIN_H
@@ -270,7 +275,8 @@ AK_API void *ak_job_realloc(ak_job *job, void *ptr, size_t count, size_t size);
 AK_API void ak_job_free(ak_job *job, void *ptr);
 /* Counts `bytes` that a library the plugin calls will allocate outside the
  * job (a parser's tree, say) against the read's limit, without allocating
- * them. NULL, with the job failed (AK_E_LIMIT naming `what`, or
+ * them: under the default cap, against the part for what counts need
+ * (AK_READ_KEY_FACTOR, animkit.h), with the key arrays. NULL, with the job failed (AK_E_LIMIT naming `what`, or
  * AK_E_NOMEM), when they do not fit. The handle is given back with
  * ak_job_free() once that memory is freed, or at the end of the job. (1.2) */
 AK_API void *ak_job_reserve(ak_job *job, size_t bytes, const char *what);

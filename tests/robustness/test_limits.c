@@ -1,10 +1,17 @@
 /* test_limits.c - bounded resources: a read whose counts ask for a huge
  * document must stop at the core's memory cap (AK_READ_ALLOC_FACTOR times
- * the input plus AK_READ_ALLOC_BASE, or ak_options.max_alloc) with
- * AK_E_LIMIT or AK_E_DATA, never exhaust memory; and inflated counts in
- * real inputs must end cleanly, quickly and within the cap. */
+ * the input plus AK_READ_ALLOC_BASE for everything but keys, key arrays
+ * apart up to AK_READ_KEY_FACTOR times the input plus AK_READ_KEY_BASE; or
+ * ak_options.max_alloc for all) with AK_E_LIMIT or AK_E_DATA, never
+ * exhaust memory; inflated counts in real inputs must end cleanly, quickly
+ * and within the cap; and every corpus file reads within the default cap. */
 #include "robust.h"
 
+#ifdef AK_HAVE_IFP
+#include "../../plugins/ifp/ifp.h"
+#endif
+
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +22,8 @@
  * "repeat n times" field would do: it builds n things without asking
  * ak_need_array, so only the core's cap stands between it and the memory
  * of the machine. */
-enum { GRD_KEYS, GRD_RESERVE, GRD_TRACKS, GRD_CLIPS, GRD_EVENTS, GRD_PROPS, GRD_SCRATCH, GRD_GROW, GRD_MODES };
+enum { GRD_KEYS, GRD_RESERVE, GRD_TRACKS, GRD_CLIPS, GRD_EVENTS, GRD_PROPS, GRD_SCRATCH, GRD_GROW, GRD_MODES,
+       GRD_NAMES = GRD_MODES /* needs a text after the header: not in the 9-byte sweep */ };
 
 static int grd_probe(const unsigned char *b, size_t n, const char *f)
 {
@@ -64,6 +72,13 @@ static ak_status grd_read(ak_job *job, const unsigned char *bytes, size_t size, 
         case GRD_PROPS:
             /* Replacing a prop keeps the old bytes in the arena. */
             if (ak_prop_set_bytes(doc, &track->props, "p", bytes, size) != AK_OK)
+                return AK_E_NOMEM;
+            break;
+        case GRD_NAMES:
+            /* Every track named by the whole text after the header. */
+            if (!memchr(bytes + 9, 0, size - 9))
+                return ak_fail(job, AK_E_DATA, 9, "no name");
+            if (!ak_track_add(clip, (const char *)bytes + 9))
                 return AK_E_NOMEM;
             break;
         case GRD_SCRATCH:
@@ -117,6 +132,8 @@ START_TEST(t_default_cap)
     int mode = _i;
     grd_build((uint8_t)mode, 0xFFFFFFFFu);
     size_t limit = sizeof grd_input * AK_READ_ALLOC_FACTOR + AK_READ_ALLOC_BASE;
+    if (mode == GRD_KEYS || mode == GRD_RESERVE) /* key arrays have their own allowance */
+        limit += sizeof grd_input * AK_READ_KEY_FACTOR + AK_READ_KEY_BASE;
     rb_alloc_arm(&st, 0);
     size_t base_bytes = st.live_bytes;
     ak_report rep = { 0 };
@@ -132,6 +149,155 @@ START_TEST(t_default_cap)
     ck_assert_int_eq(st.live, base);
     printf("greedy mode %d: stopped at %zu bytes (cap %zu): %s\n", mode, st.peak_bytes, limit, rep.text);
     ak_registry_free(reg);
+}
+END_TEST
+
+/* The default bound for an input of n bytes: everything but keys, and
+ * key arrays apart. */
+static size_t default_bound(size_t n, size_t key_bytes)
+{
+    size_t keys = n * AK_READ_KEY_FACTOR + AK_READ_KEY_BASE;
+    return n * AK_READ_ALLOC_FACTOR + AK_READ_ALLOC_BASE + (key_bytes < keys ? key_bytes : keys);
+}
+
+/* Data copied from a large input (a property holding the whole input, or
+ * a track named by all of it, on every pass; stored bytes and mesh blobs
+ * are copied the same way)
+ * stops at AK_READ_ALLOC_FACTOR times the input, not at the key allowance:
+ * 4 MiB of input may no longer become a gigabyte of document. */
+START_TEST(t_copies_bounded)
+{
+    static const uint8_t shapes[] = { GRD_PROPS, GRD_NAMES };
+    uint8_t shape = shapes[_i];
+    rb_alloc st = { 0 };
+    const ak_codec *codecs[] = { &grd_codec, NULL };
+    ak_registry *reg = rb_registry(&st, codecs);
+    size_t n = 4u << 20;
+    unsigned char *big = malloc(n);
+    ck_assert(big != NULL);
+    memset(big, 'a', n - 1);
+    big[n - 1] = 0;
+    grd_build(shape, 1000); /* 1000 copies of 4 MiB would be 4 GiB */
+    memcpy(big, grd_input, sizeof grd_input);
+    rb_alloc_arm(&st, 0);
+    size_t base_bytes = st.live_bytes;
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    ak_options o = { sizeof o, "grd", "copies.grd", NULL, 0, 0 };
+    ck_assert_int_eq(ak_read(reg, big, n, &o, &doc, &rep), AK_E_LIMIT);
+    size_t held = st.peak_bytes - base_bytes;
+    size_t bound = default_bound(n, 0);
+    ck_assert_msg(held <= bound + 65536, "%zu bytes held, the bound is %zu", held, bound);
+    printf("%s copied from a %zu-byte input stopped at %zu bytes (%.1f x the input; bound %zu): %s\n",
+           shape == GRD_PROPS ? "properties" : "track names", n, held, (double)held / (double)n, bound, rep.text);
+    free(big);
+    ak_registry_free(reg);
+    ck_assert_int_eq(st.live, 0);
+}
+END_TEST
+
+#ifdef AK_HAVE_IFP
+/* Issue 16, item 9, scaled down: an ANP3 header followed by 64 MiB of zeros
+ * (2 GB took 4.2 GB once); then the same with a tail that is not zero and
+ * is kept byte for byte. Either way the read holds at most about one copy
+ * of the input besides the input, far inside the bound. */
+START_TEST(t_zero_tail)
+{
+    rb_alloc st = { 0 };
+    const ak_codec *codecs[] = { ifp_codec(), NULL };
+    ak_registry *reg = rb_registry(&st, codecs);
+    size_t n = 64u << 20;
+    unsigned char *bytes = calloc(1, n);
+    ck_assert(bytes != NULL);
+    memcpy(bytes, "ANP3", 4);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1)
+            memset(bytes + 64, 0x5A, n - 64);
+        rb_alloc_arm(&st, 0);
+        size_t base_bytes = st.live_bytes;
+        ak_report rep = { 0 };
+        ak_doc *doc = NULL;
+        ak_options o = { sizeof o, "ifp", "zeros.ifp", NULL, 0, 0 };
+        ak_status s = ak_read(reg, bytes, n, &o, &doc, &rep);
+        ck_assert_msg(s == AK_OK || rb_clean_error(s), "pass %d: %s", pass, ak_status_name(s));
+        size_t held = st.peak_bytes - base_bytes;
+        size_t allowed = pass == 0 ? (16u << 20) : n + (32u << 20); /* the arena's first block is up to 8 MiB */
+        ck_assert_msg(held <= allowed, "pass %d: %zu bytes held for a %zu-byte input", pass, held, n);
+        ck_assert_uint_le(held, default_bound(n, 0));
+        printf("ANP3 + %s tail of %zu bytes: %s, %zu bytes held (%.3f x the input)\n", pass ? "a non-zero" : "a zero",
+               n, ak_status_name(s), held, (double)held / (double)n);
+        ak_doc_free(doc);
+    }
+    free(bytes);
+    ak_registry_free(reg);
+    ck_assert_int_eq(st.live, 0);
+}
+END_TEST
+#endif
+
+/* Every corpus file of every linked plugin reads under the default cap;
+ * the most memory held at once, against the input, is printed per format
+ * (README, Security, quotes these numbers). */
+START_TEST(t_corpus_ratio)
+{
+    size_t count;
+    const rb_plugin *p = &rb_plugins(&count)[_i];
+    char dir[4096];
+    if (!ak_test_corpus(p->name, dir, sizeof dir)) {
+        ak_test_skip("corpus folder not found (set AK_CORPUS)");
+        return;
+    }
+    DIR *d = opendir(dir);
+    ck_assert(d != NULL);
+    rb_alloc st = { 0 };
+    const ak_codec *codecs[] = { p->codec, NULL };
+    ak_registry *reg = rb_registry(&st, codecs);
+    double worst = 0, worst_big = 0;
+    const char *worst_name = "-";
+    char worst_buf[256] = "-";
+    int files = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char rel[512];
+        snprintf(rel, sizeof rel, "%s/%s", p->name, e->d_name);
+        size_t n;
+        unsigned char *bytes = ak_test_corpus_file(rel, &n);
+        ck_assert(bytes != NULL);
+        rb_alloc_arm(&st, 0);
+        size_t base_bytes = st.live_bytes;
+        ak_report rep = { 0 };
+        ak_doc *doc = NULL;
+        ak_options o = { sizeof o, p->name, rel, NULL, 0, 0 };
+        ak_status s = ak_read(reg, bytes, n, &o, &doc, &rep);
+        ck_assert_msg(s == AK_OK, "%s: %s", rel, rep.message);
+        size_t held = st.peak_bytes - base_bytes;
+        size_t key_bytes = 0;
+        for (size_t c = 0; c < doc->clip_count; c++)
+            for (size_t t = 0; t < doc->clips[c]->track_count; t++)
+                for (int k = 0; k < AK_CHANNELS; k++)
+                    key_bytes += doc->clips[c]->tracks[t]->channel[k].count * sizeof(ak_key);
+        /* counted twice; arrays that grew by doubling have up to twice
+         * the room and keep their old copies: up to 8 x */
+        ck_assert_msg(held <= default_bound(n, 8 * key_bytes), "%s: %zu bytes held", rel, held);
+        double ratio = (double)held / (double)n;
+        if (ratio > worst)
+            worst = ratio;
+        if (n > 65536 && ratio > worst_big) {
+            worst_big = ratio;
+            snprintf(worst_buf, sizeof worst_buf, "%s", e->d_name);
+            worst_name = worst_buf;
+        }
+        files++;
+        ak_doc_free(doc);
+        free(bytes);
+    }
+    closedir(d);
+    printf("%s: %d corpus files read under the default cap; peak memory / input: worst %.1f x, "
+           "worst over 64 KiB %.1f x (%s)\n", p->name, files, worst, worst_big, worst_name);
+    ak_registry_free(reg);
+    ck_assert_int_eq(st.live, 0);
 }
 END_TEST
 
@@ -309,6 +475,10 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, t_default_cap, 0, GRD_MODES);
     tcase_add_test(tc, t_max_alloc);
+    tcase_add_loop_test(tc, t_copies_bounded, 0, 2);
+#ifdef AK_HAVE_IFP
+    tcase_add_test(tc, t_zero_tail);
+#endif
     tcase_add_test(tc, t_need_array);
     tcase_add_test(tc, t_inflate_tst);
     suite_add_tcase(s, tc);
@@ -318,6 +488,7 @@ int main(void)
         TCase *tp = tcase_create("plugins");
         tcase_set_timeout(tp, 600);
         tcase_add_loop_test(tp, t_inflate_plugins, 0, (int)count);
+        tcase_add_loop_test(tp, t_corpus_ratio, 0, (int)count);
         suite_add_tcase(s, tp);
     }
     return ak_test_run(s);
