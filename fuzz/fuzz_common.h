@@ -48,7 +48,9 @@ static inline ak_registry *fuzz_registry(void)
 /* The statuses a read of arbitrary bytes may end in. */
 static inline int fuzz_clean_read_error(ak_status st)
 {
-    return st == AK_E_DATA || st == AK_E_UNSUPPORTED || st == AK_E_LIMIT;
+    /* AK_E_NOINPUT: a companion file the input names (a .gltf's buffer
+     * beside it, ak_job_read_sibling) does not exist. */
+    return st == AK_E_DATA || st == AK_E_UNSUPPORTED || st == AK_E_LIMIT || st == AK_E_NOINPUT;
 }
 
 /* Whatever the model allows a caller to look at, looked at. */
