@@ -26,43 +26,14 @@ void anm_quat_from_xyz(const float xyz[3], double q[4])
     q[3] = sqrt(rest > 0.0 ? rest : 0.0);
 }
 
-static int quat_normalise(const double in[4], double out[4])
-{
-    double n = in[0] * in[0] + in[1] * in[1] + in[2] * in[2] + in[3] * in[3];
-    if (!isfinite(n) || n < 1e-30) {
-        out[0] = out[1] = out[2] = 0.0;
-        out[3] = 1.0;
-        return 0;
-    }
-    n = sqrt(n);
-    for (int i = 0; i < 4; i++)
-        out[i] = in[i] / n;
-    return 1;
-}
-
 int anm_quat_to_xyz(const double q[4], float xyz[3])
 {
     double u[4];
-    int ok = quat_normalise(q, u);
+    int ok = ak_quat_normalize(q, u);
     double sign = u[3] < 0.0 ? -1.0 : 1.0;
     for (int i = 0; i < 3; i++)
         xyz[i] = (float)(sign * u[i]);
     return ok;
-}
-
-/* Column-vector rotation matrix c[row][col] of a unit quaternion. */
-static void quat_to_colmat(const double q[4], double c[3][3])
-{
-    double x = q[0], y = q[1], z = q[2], w = q[3];
-    c[0][0] = 1 - 2 * (y * y + z * z);
-    c[0][1] = 2 * (x * y - z * w);
-    c[0][2] = 2 * (x * z + y * w);
-    c[1][0] = 2 * (x * y + z * w);
-    c[1][1] = 1 - 2 * (x * x + z * z);
-    c[1][2] = 2 * (y * z - x * w);
-    c[2][0] = 2 * (x * z - y * w);
-    c[2][1] = 2 * (y * z + x * w);
-    c[2][2] = 1 - 2 * (x * x + y * y);
 }
 
 static void colmat_to_quat(const double c[3][3], double q[4])
@@ -95,7 +66,7 @@ static void colmat_to_quat(const double c[3][3], double q[4])
         z = 0.25 * s;
     }
     double in[4] = { x, y, z, w };
-    quat_normalise(in, q);
+    ak_quat_normalize(in, q);
     if (q[3] < 0)
         for (int i = 0; i < 4; i++)
             q[i] = -q[i];
@@ -144,8 +115,8 @@ int anm_matrix_decode(const float m[9], double q[4], double scale[3], int *mirro
 void anm_matrix_encode(const double q[4], const double scale[3], int mirrored, float m[9])
 {
     double u[4], c[3][3];
-    quat_normalise(q, u);
-    quat_to_colmat(u, c);
+    ak_quat_normalize(q, u);
+    ak_quat_to_matrix(u, c);
     for (int i = 0; i < 3; i++) {
         double f = scale[i] * (mirrored && i == 2 ? -1.0 : 1.0);
         for (int j = 0; j < 3; j++)
