@@ -98,14 +98,18 @@ int ak_prop_index_added(ak_heap *heap, struct ak_prop_index **pidx, const ak_pro
         memset(idx, 0, sizeof *idx);
         *pidx = idx;
     }
-    if (idx->broken)
+    if (idx->broken || props->count < SCAN_BELOW)
         return 1;
-    if ((idx->used + 1) * 2 > idx->capacity && !grow(heap, idx)) {
-        idx->broken = 1; /* an entry would be missing: scan from now on */
-        return 0;
+    /* A list reaching SCAN_BELOW items enters the index whole: most lists
+     * (a track's two or three properties) never do, and cost nothing. */
+    size_t first = props->count == SCAN_BELOW ? 0 : props->count - 1;
+    for (size_t i = first; i < props->count; i++) {
+        if ((idx->used + 1) * 2 > idx->capacity && !grow(heap, idx)) {
+            idx->broken = 1; /* an entry would be missing: scan from now on */
+            return 0;
+        }
+        put(idx, (slot){ props, hash_key(props, props->items[i].key), (uint32_t)i });
     }
-    size_t i = props->count - 1;
-    put(idx, (slot){ props, hash_key(props, props->items[i].key), (uint32_t)i });
     return 1;
 }
 
