@@ -128,6 +128,7 @@ ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size, const 
     ak_doc_attach_job(doc, &job, read_limit(options, size));
     ak_doc_limit_keys(doc, read_key_limit(options, size));
     ak_doc_expect(doc, size);
+    ak_doc_use_pool(doc, reg->pool);
     ak_status st = codec->read(&job, bytes, size, doc);
     ak_job_release_scratch(&job);
     if (job.failed) /* the first error wins: a cap hit inside a helper, not its fallout */
@@ -313,7 +314,7 @@ ak_status ak_write(const ak_registry *reg, const ak_doc *doc, const ak_options *
     ak_job_init(&job, codec, file, opt_params(options), report);
     job.use = AK_PARAM_WRITE;
     /* A writer's scratch is bounded by the document, not by a limit. */
-    ak_heap scratch_heap = { reg->allocator, 0, 0, &job, 0, 0 };
+    ak_heap scratch_heap = { reg->allocator, 0, 0, &job, 0, 0, reg->pool };
     job.heap = &scratch_heap;
     ak_sink sink;
     ak_sink_init(&sink, &reg->allocator);

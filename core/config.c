@@ -398,6 +398,8 @@ ak_status ak_registry_open(const ak_registry_config *rc, ak_registry **out, ak_r
     ak_registry *reg = ak_registry_new(rc->allocator);
     if (!reg)
         return AK_E_NOMEM;
+    if (!rc->allocator && !(rc->flags & AK_REG_NO_POOL))
+        reg->pool = ak_pool_new(&reg->allocator); /* without one, reads just allocate */
     reg->log.on_message = rc->on_message;
     reg->log.user = rc->user;
     reg->unsafe = (rc->flags & AK_REG_UNSAFE_PLUGINS) || ak_trust_unsafe_env();

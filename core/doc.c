@@ -74,10 +74,29 @@ void *ak_heap_alloc(ak_heap *heap, size_t size)
     return p;
 }
 
+/* A growing block moves into a kept one when the pool has one, instead of
+ * into fresh pages (then, like the old block, it may go back to the pool). */
+static void *heap_move_to_pool(ak_heap *heap, void *ptr, size_t old_size, size_t new_size)
+{
+    size_t got;
+    if (!heap->pool || new_size < AK_POOL_MIN || new_size <= old_size)
+        return NULL;
+    void *p = ak_pool_take(heap->pool, new_size, &got);
+    if (p) {
+        memcpy(p, ptr, old_size);
+        ak_heap_free_pooled(heap, ptr, old_size);
+        heap->used += new_size;
+    }
+    return p;
+}
+
 void *ak_heap_realloc(ak_heap *heap, void *ptr, size_t old_size, size_t new_size)
 {
     if (new_size > old_size && !heap_admit(heap, new_size - old_size))
         return NULL;
+    void *moved = ptr ? heap_move_to_pool(heap, ptr, old_size, new_size) : NULL;
+    if (moved)
+        return moved;
     void *p = heap->allocator.realloc(heap->allocator.user, ptr, new_size ? new_size : 1);
     if (!p) {
         heap_out_of_memory(heap);
@@ -93,6 +112,31 @@ void ak_heap_free(ak_heap *heap, void *ptr, size_t size)
         return;
     heap->allocator.free(heap->allocator.user, ptr);
     heap->used -= size < heap->used ? size : heap->used;
+}
+
+void *ak_heap_alloc_pooled(ak_heap *heap, size_t size)
+{
+    size_t got;
+    if (!heap->pool)
+        return ak_heap_alloc(heap, size);
+    if (!heap_admit(heap, size))
+        return NULL;
+    void *p = ak_pool_take(heap->pool, size, &got);
+    if (!p && !(p = heap->allocator.alloc(heap->allocator.user, size))) {
+        heap_out_of_memory(heap);
+        return NULL;
+    }
+    heap->used += size;
+    return p;
+}
+
+void ak_heap_free_pooled(ak_heap *heap, void *ptr, size_t size)
+{
+    if (ptr && ak_pool_give(heap->pool, ptr, size)) {
+        heap->used -= size < heap->used ? size : heap->used;
+        return;
+    }
+    ak_heap_free(heap, ptr, size);
 }
 
 /* Everything a document holds (clips, tracks, key and prop arrays, strings,
@@ -157,7 +201,7 @@ static ak_arena_block *arena_block(struct ak_doc_private *pv, size_t need)
     if (cap > SIZE_MAX - sizeof(ak_arena_block) - pad)
         return NULL;
     size_t allocated = sizeof(ak_arena_block) + cap + pad;
-    ak_arena_block *b = ak_heap_alloc(heap, allocated);
+    ak_arena_block *b = ak_heap_alloc_pooled(heap, allocated);
     if (!b)
         return NULL;
     b->bytes = (unsigned char *)b->align_;
@@ -305,6 +349,14 @@ void ak_doc_expect(ak_doc *doc, size_t input)
     doc->private_->arena_first = guess;
 }
 
+void ak_doc_use_pool(ak_doc *doc, ak_pool *pool)
+{
+    ak_heap *heap = &doc->private_->heap;
+    ak_pool_release(heap->pool);
+    ak_pool_retain(pool);
+    heap->pool = pool;
+}
+
 void ak_doc_limit_keys(ak_doc *doc, size_t key_limit)
 {
     doc->private_->heap.key_limit = key_limit;
@@ -345,8 +397,9 @@ void ak_doc_free(ak_doc *doc)
     ak_prop_index_free(heap, pv->prop_index);
     for (ak_arena_block *b = pv->arena, *next; b; b = next) {
         next = b->next;
-        ak_heap_free(heap, b, b->allocated);
+        ak_heap_free_pooled(heap, b, b->allocated);
     }
+    ak_pool_release(heap->pool);
     ak_allocator a = heap->allocator;
     a.free(a.user, pv);
     a.free(a.user, doc);
@@ -487,7 +540,8 @@ ak_key *ak_key_add(ak_track *track, ak_channel_kind kind)
     return ak_keys_append(track, kind, 1);
 }
 
-ak_key *ak_keys_append(ak_track *track, ak_channel_kind kind, size_t count)
+/* `count` more keys at the end of the channel, not yet initialised. */
+static ak_key *keys_grow(ak_track *track, ak_channel_kind kind, size_t count)
 {
     if ((unsigned)kind >= AK_CHANNELS)
         return NULL;
@@ -500,10 +554,30 @@ ak_key *ak_keys_append(ak_track *track, ak_channel_kind kind, size_t count)
     ch->keys = items;
     ak_key *first = &ch->keys[ch->count];
     ch->count += count;
+    return first;
+}
+
+ak_key *ak_keys_append(ak_track *track, ak_channel_kind kind, size_t count)
+{
+    ak_key *first = keys_grow(track, kind, count);
+    if (!first)
+        return NULL;
     memset(first, 0, count * sizeof *first);
     if (kind == AK_ROTATION)
         for (size_t i = 0; i < count; i++)
             first[i].v[3] = 1.0;
+    return first;
+}
+
+ak_key *ak_keys_append_uninit(ak_track *track, ak_channel_kind kind, size_t count)
+{
+    ak_key *first = keys_grow(track, kind, count);
+    for (size_t i = 0; first && i < count; i++) {
+        first[i].raw = NULL;
+        first[i].raw_size = 0;
+        first[i].flags_ = 0;
+        first[i].fingerprint_ = 0;
+    }
     return first;
 }
 
@@ -528,14 +602,14 @@ static uint64_t word_of(const void *p)
  * before), while the six lanes are independent, so hashing a key costs a
  * handful of cycles instead of 48 dependent multiplications. Private:
  * never stored outside a running process. */
-static uint64_t key_fingerprint(const ak_key *k)
+static inline __attribute__((always_inline)) uint64_t key_fingerprint(const ak_key *k)
 {
     return lane(word_of(&k->time), 0x9E3779B97F4A7C15ull) ^ lane((uint64_t)k->tick, 0xC2B2AE3D27D4EB4Full) ^
            lane(word_of(&k->v[0]), 0x165667B19E3779F9ull) ^ lane(word_of(&k->v[1]), 0xD6E8FEB86659FD93ull) ^
            lane(word_of(&k->v[2]), 0xFF51AFD7ED558CCDull) ^ lane(word_of(&k->v[3]), 0xC4CEB9FE1A85EC53ull);
 }
 
-static void attach_raw(ak_key *key, const unsigned char *raw, size_t size)
+static inline __attribute__((always_inline)) void attach_raw(ak_key *key, const unsigned char *raw, size_t size)
 {
     key->raw = raw;
     key->raw_size = (uint32_t)size;

@@ -21,6 +21,7 @@ typedef struct ak_heap {
      * 0 = everything counts against `limit` alone. */
     size_t key_limit;
     size_t key_used;
+    struct ak_pool *pool; /* where large blocks come from and go back to; may be NULL */
 } ak_heap;
 
 struct ak_doc_private {
@@ -67,6 +68,24 @@ void *ak_heap_alloc(ak_heap *heap, size_t size);
 int ak_heap_grant(ak_heap *heap, size_t bytes, const char *what);
 void *ak_heap_realloc(ak_heap *heap, void *ptr, size_t old_size, size_t new_size);
 void ak_heap_free(ak_heap *heap, void *ptr, size_t size);
+/* The same for blocks that may come from and go back to the heap's pool:
+ * `size` must be exactly what was asked for (or less). */
+void *ak_heap_alloc_pooled(ak_heap *heap, size_t size);
+void ak_heap_free_pooled(ak_heap *heap, void *ptr, size_t size);
+
+/* pool.c: large blocks kept from freed documents for the next read. The
+ * pool is counted: each document using it holds a reference. */
+typedef struct ak_pool ak_pool;
+#define AK_POOL_MIN ((size_t)64 << 10) /* smaller blocks are malloc's business */
+ak_pool *ak_pool_new(const ak_allocator *allocator);
+void ak_pool_retain(ak_pool *pool);
+void ak_pool_release(ak_pool *pool);
+/* A kept block of `size` to 2 x `size` bytes (its size in *got), or NULL. */
+void *ak_pool_take(ak_pool *pool, size_t size, size_t *got);
+/* 1 when the pool keeps the block; 0 when the caller must free it. */
+int ak_pool_give(ak_pool *pool, void *ptr, size_t size);
+/* Frees every kept block; the bytes released. */
+size_t ak_pool_trim(ak_pool *pool);
 
 /* A document whose memory comes from `allocator` and is capped at `limit`. */
 ak_doc *ak_doc_new_with(const ak_allocator *allocator, size_t limit);
@@ -74,6 +93,9 @@ void ak_doc_attach_job(ak_doc *doc, ak_job *job, size_t limit);
 /* Tells the arena that the document is read from `input` bytes: its first
  * block is sized for what such an input typically decodes to. */
 void ak_doc_expect(ak_doc *doc, size_t input);
+/* Lets the document take its large blocks from `pool` and give them back
+ * when freed (it holds a reference until then). */
+void ak_doc_use_pool(ak_doc *doc, ak_pool *pool);
 /* Counts the key arrays of the read in progress apart, up to `key_limit`
  * bytes (see ak_heap); 0 = within the read's limit. */
 void ak_doc_limit_keys(ak_doc *doc, size_t key_limit);

@@ -322,8 +322,11 @@ void ak_registry_free(ak_registry *reg)
     a.free(a.user, reg->refused);
     a.free(a.user, reg->config_path);
     a.free(a.user, reg->bone_names);
+    ak_pool_release(reg->pool); /* documents still open hold it until freed */
     a.free(a.user, reg);
 }
+
+size_t ak_registry_trim(const ak_registry *reg) { return reg ? ak_pool_trim(reg->pool) : 0; }
 
 size_t ak_registry_count(const ak_registry *reg) { return reg->count; }
 

@@ -17,6 +17,7 @@ struct ak_registry {
     char *config_path;
     char *bone_names;
     ak_report log; /* where loading warnings go */
+    ak_pool *pool; /* blocks of freed documents for later reads; NULL = none */
 };
 
 ak_registry *ak_registry_new(const ak_allocator *allocator);

@@ -13,6 +13,7 @@ typedef union ak_scratch {
     struct {
         union ak_scratch *prev, *next;
         size_t size; /* of the whole block, header included */
+        int reservation; /* only the header is allocated (ak_job_reserve) */
     } h;
     max_align_t align_;
 } ak_scratch;
@@ -50,7 +51,7 @@ static int block_size(ak_job *job, size_t count, size_t size, size_t *total)
     return 1;
 }
 
-void *ak_job_alloc(ak_job *job, size_t count, size_t size)
+void *ak_job_alloc_uninit(ak_job *job, size_t count, size_t size)
 {
     size_t total;
     if (!job->heap) {
@@ -59,12 +60,20 @@ void *ak_job_alloc(ak_job *job, size_t count, size_t size)
     }
     if (!block_size(job, count, size, &total))
         return NULL;
-    ak_scratch *b = ak_heap_alloc(job->heap, total);
+    ak_scratch *b = ak_heap_alloc_pooled(job->heap, total);
     if (!b)
         return NULL;
-    memset(b + 1, 0, total - sizeof *b);
+    b->h.reservation = 0;
     link_block(job, b, total);
     return b + 1;
+}
+
+void *ak_job_alloc(ak_job *job, size_t count, size_t size)
+{
+    void *p = ak_job_alloc_uninit(job, count, size);
+    if (p)
+        memset(p, 0, count * size);
+    return p;
 }
 
 void *ak_job_realloc(ak_job *job, void *ptr, size_t count, size_t size)
@@ -84,6 +93,7 @@ void *ak_job_realloc(ak_job *job, void *ptr, size_t count, size_t size)
     }
     if (total > old_total)
         memset((unsigned char *)b + old_total, 0, total - old_total);
+    b->h.reservation = 0;
     link_block(job, b, total);
     return b + 1;
 }
@@ -109,6 +119,7 @@ void *ak_job_reserve(ak_job *job, size_t bytes, const char *what)
         return NULL;
     heap->used += bytes;
     link_block(job, b, sizeof *b + bytes);
+    b->h.reservation = 1;
     return b + 1;
 }
 
@@ -118,7 +129,10 @@ void ak_job_free(ak_job *job, void *ptr)
         return;
     ak_scratch *b = header_of(ptr);
     unlink_block(job, b);
-    ak_heap_free(job->heap, b, b->h.size);
+    if (b->h.reservation)
+        ak_heap_free(job->heap, b, b->h.size);
+    else
+        ak_heap_free_pooled(job->heap, b, b->h.size);
 }
 
 void ak_job_release_scratch(ak_job *job)

@@ -19,7 +19,7 @@ TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -I$(top_srcdir)/tests $(NO_TRUNCATION
 TEST_PLUGIN_FLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
 check_LTLIBRARIES += tests/plugins/akm.la tests/plugins/badabi.la tests/plugins/newminor.la \
 	tests/plugins/nosym.la tests/plugins/small.la tests/plugins/dupname.la tests/plugins/rival.la \
-	tests/plugins/oldminor.la tests/plugins/minor11.la tests/plugins/hidden.la tests/plugins/mangled.la \
+	tests/plugins/oldminor.la tests/plugins/minor11.la tests/plugins/minor12.la tests/plugins/hidden.la tests/plugins/mangled.la \
 	tests/plugins/hiddenok.la
 tests_plugins_akm_la_SOURCES = examples/plugin/akm.c
 tests_plugins_akm_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
@@ -52,6 +52,9 @@ tests_plugins_oldminor_la_LIBADD = libanimkit.la
 tests_plugins_minor11_la_SOURCES = tests/plugins/minor11.c
 tests_plugins_minor11_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
 tests_plugins_minor11_la_LIBADD = libanimkit.la
+tests_plugins_minor12_la_SOURCES = tests/plugins/minor12.c
+tests_plugins_minor12_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
+tests_plugins_minor12_la_LIBADD = libanimkit.la
 # The entry's visibility and name, with and without AK_PLUGIN_ENTRY.
 tests_plugins_hidden_la_SOURCES = tests/plugins/hidden.c
 tests_plugins_hidden_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
@@ -63,7 +66,7 @@ tests_plugins_hiddenok_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 tests_plugins_hiddenok_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
 tests_plugins_hiddenok_la_LIBADD = libanimkit.la
 
-CORE_TESTS = tests/core/test_model tests/core/test_binio tests/core/test_registry \
+CORE_TESTS = tests/core/test_pool tests/core/test_model tests/core/test_binio tests/core/test_registry \
 	tests/core/test_config tests/core/test_fileio tests/core/test_cli tests/core/test_threads \
 	tests/core/test_dtoa tests/core/test_params tests/core/test_text tests/core/test_locale \
 	tests/core/test_trust tests/core/test_plugin_load tests/core/test_hostsafety tests/core/test_cli_output \
@@ -74,6 +77,9 @@ TESTS += $(CORE_TESTS)
 tests_core_test_model_SOURCES = tests/core/test_model.c
 tests_core_test_model_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_model_LDADD = $(TEST_LIBS)
+tests_core_test_pool_SOURCES = tests/core/test_pool.c
+tests_core_test_pool_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_pool_LDADD = $(TEST_LIBS)
 tests_core_test_quat_SOURCES = tests/core/test_quat.c
 tests_core_test_quat_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_quat_LDADD = $(TEST_LIBS)

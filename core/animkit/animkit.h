@@ -324,6 +324,12 @@ AK_API ak_status ak_key_set_raw(ak_track *track, ak_key *key, const void *raw, s
  * for a bad kind. The pointer is valid until keys are next added to this
  * channel. */
 AK_API ak_key *ak_keys_append(ak_track *track, ak_channel_kind kind, size_t count);
+/* ak_keys_append() for a reader that sets every key itself (API 1.3): time,
+ * tick and all four v are NOT initialised and must each be written before
+ * anything reads the keys (v[3] too, 0 where the kind leaves it unused);
+ * raw is NULL and the key unattached until ak_keys_set_raw(). Saves
+ * clearing memory that is about to be overwritten. */
+AK_API ak_key *ak_keys_append_uninit(ak_track *track, ak_channel_kind kind, size_t count);
 /* Copies `size` bytes into the document once (API 1.2) and returns the
  * copy, which lives as long as the document; NULL when out of memory or
  * over the read's limit. `bytes` NULL gives `size` zeroed bytes for the
@@ -602,6 +608,9 @@ typedef enum ak_registry_flags {
      * plugins and configs (see ak_registry_open); the same as the
      * environment variable ANIMKIT_UNSAFE_PLUGINS=1. Announced as a warning. */
     AK_REG_UNSAFE_PLUGINS = 4,
+    /* 1.3: keep no memory of freed documents for later reads (see
+     * ak_registry_trim); each read then takes fresh memory. */
+    AK_REG_NO_POOL = 8,
     AK_REG_FLAGS_MAX_ = INT32_MAX
 } ak_registry_flags;
 
@@ -639,6 +648,17 @@ typedef struct ak_registry_config {
 AK_API ak_status ak_registry_open(const ak_registry_config *config, ak_registry **out,
                                   ak_report *report);
 AK_API void ak_registry_free(ak_registry *reg);
+
+/* Memory kept for reads (1.3). A registry with the default allocator keeps
+ * up to 8 large blocks (64 MiB in all) of the documents read through it
+ * when they are freed, and the next reads use them: memory fresh from the
+ * kernel costs a page fault per 4 KiB, which for a read takes longer than
+ * decoding. ak_registry_trim() frees what is kept now and returns how many
+ * bytes that was; reads keep working (and keeping) afterwards. Thread-safe.
+ * AK_REG_NO_POOL or a host allocator turns the keeping off. What is kept
+ * lives until ak_registry_free() and the last document read through the
+ * registry are freed, in either order. */
+AK_API size_t ak_registry_trim(const ak_registry *reg);
 
 /* Adds a codec linked into the host (or a test). Not thread-safe: call
  * before sharing the registry. `priority` breaks probe ties. */

@@ -61,6 +61,13 @@
  *                    bytes become; new AK_READ_KEY_FACTOR (240) and
  *                    AK_READ_KEY_BASE (32 MiB) for key arrays (counted
  *                    twice) and ak_job_reserve(); max_alloc unchanged.
+ *              1.3 - speed: ak_keys_append_uninit() and ak_job_alloc_uninit()
+ *                    (no clearing of memory the plugin overwrites anyway);
+ *                    host API: ak_registry_trim() and AK_REG_NO_POOL (a
+ *                    registry keeps freed documents' large blocks for later
+ *                    reads). ak_codec is unchanged; 1.0, 1.1 and 1.2
+ *                    plugins keep loading (tests/plugins/oldminor.c,
+ *                    minor11.c, minor12.c).
  */
 #ifndef ANIMKIT_PLUGIN_H
 #define ANIMKIT_PLUGIN_H
@@ -72,7 +79,7 @@ extern "C" {
 #endif
 
 #define AK_ABI_MAJOR 1
-#define AK_ABI_MINOR 2
+#define AK_ABI_MINOR 3
 
 /* Name of the entry symbol and its type. */
 #define AK_CODEC_ENTRY "animkit_codec"
@@ -271,6 +278,9 @@ AK_API int ak_job_failed(const ak_job *job);
  * was. Growing keeps the contents and zeroes the new part. Blocks not
  * given back with ak_job_free() are freed when the job ends. */
 AK_API void *ak_job_alloc(ak_job *job, size_t count, size_t size);
+/* ak_job_alloc() without the zeroing (1.3), for a buffer the plugin fills
+ * completely before reading any of it. */
+AK_API void *ak_job_alloc_uninit(ak_job *job, size_t count, size_t size);
 AK_API void *ak_job_realloc(ak_job *job, void *ptr, size_t count, size_t size);
 AK_API void ak_job_free(ak_job *job, void *ptr);
 /* Counts `bytes` that a library the plugin calls will allocate outside the

@@ -108,12 +108,13 @@ static void scan_families(const ak_reader *r, uint32_t bones, int *has_int, int 
     ak_reader s = *r;
     s.job = NULL;
     *has_int = *has_float = 0;
-    for (uint32_t b = 0; b < bones && !s.failed; b++) {
-        ak_skip(&s, 24, NULL);
-        uint32_t type = ak_u32(&s), count = ak_u32(&s);
-        ak_skip(&s, 4, NULL);
+    for (uint32_t b = 0; b < bones && !(*has_int && *has_float); b++) {
+        const unsigned char *h = ak_bytes(&s, IFP_NAME24 + 12, NULL);
+        if (!h)
+            return;
+        uint32_t type = ak_load_u32(h + 24), count = ak_load_u32(h + 28);
         size_t rs = ifp_frame_size(type);
-        if (!rs || s.failed || !ak_need_array(&s, count, rs, NULL))
+        if (!rs || !ak_need_array(&s, count, rs, NULL))
             return;
         if (type >= 3)
             *has_int = 1;
@@ -148,8 +149,9 @@ static ak_status read_anp_frames(ifp_rd *d, ak_track *t, uint32_t type, uint32_t
         return AK_E_DATA;
     if (!count)
         return AK_OK;
-    ak_key *q = ak_keys_append(t, AK_ROTATION, count);
-    ak_key *k = q && has_t ? ak_keys_append(t, AK_TRANSLATION, count) : NULL;
+    /* Every field of these keys is set below. */
+    ak_key *q = ak_keys_append_uninit(t, AK_ROTATION, count);
+    ak_key *k = q && has_t ? ak_keys_append_uninit(t, AK_TRANSLATION, count) : NULL;
     const unsigned char *stored = q && (k || !has_t) ? ak_doc_store(d->doc, p, (size_t)count * rs) : NULL;
     if (!stored)
         return failed(d, off);
@@ -185,6 +187,7 @@ static ak_status read_anp_frames(ifp_rd *d, ak_track *t, uint32_t type, uint32_t
                 for (int c = 0; c < 3; c++)
                     k[i].v[c] = f32_at(p + 20 + 4 * c);
             }
+            k[i].v[3] = 0.0;
         }
     }
     *maxt = top;
@@ -241,11 +244,12 @@ static ak_status read_anp(ifp_rd *d)
         double maxt = 0;
         for (uint32_t b = 0; b < bones; b++) {
             int64_t boff = (int64_t)r->pos;
-            const unsigned char *bn = ak_bytes(r, IFP_NAME24, "bone name");
-            uint32_t type = ak_u32(r), frames = ak_u32(r);
-            int32_t id = ak_i32(r);
-            if (r->failed)
+            /* name[24], frame type, frame count, bone id */
+            const unsigned char *bn = ak_bytes(r, IFP_NAME24 + 12, "bone header");
+            if (!bn)
                 return AK_E_DATA;
+            uint32_t type = ak_load_u32(bn + 24), frames = ak_load_u32(bn + 28);
+            int32_t id = (int32_t)ak_load_u32(bn + 32);
             size_t rs = ifp_frame_size(type);
             if (!rs)
                 return ak_fail(d->job, AK_E_DATA, boff + 24,

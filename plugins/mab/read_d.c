@@ -487,7 +487,7 @@ static ak_status add_stream_keys(mab_ctx *c, const dlayout *L, const stream_job 
     size_t n = L->keys;
     for (size_t i = 0; i < sj->nb && n; i++) {
         ak_track *tr = tracks[sj->bone[i]];
-        ak_key *k = ak_keys_append(tr, kind, n);
+        ak_key *k = ak_keys_append_uninit(tr, kind, n); /* every field set below */
         const unsigned char *stored = k ? ak_doc_store(tr->clip->doc, raw + 8 * i * n, 8 * n) : NULL;
         if (!stored)
             return mab_oom(c);
@@ -554,7 +554,7 @@ static ak_status decode_stream(mab_ctx *c, const dlayout *L, size_t off, const s
     /* One pass decodes into scratch; keys reach the document only once the
      * whole stream has proved sound. */
     size_t slack, bad, values = sj->nb * L->keys;
-    double *v = ak_job_alloc(c->job, values, 4 * sizeof *v);
+    double *v = ak_job_alloc_uninit(c->job, values, 4 * sizeof *v); /* run_stream fills it all */
     unsigned char *raw = v ? ak_job_alloc(c->job, values, 8) : NULL;
     if (!raw) {
         ak_job_free(c->job, v);

@@ -110,6 +110,21 @@ START_TEST(plugins_without_note_load_with_a_warning)
 }
 END_TEST
 
+START_TEST(a_plugin_of_the_previous_minor_loads_without_a_warning)
+{
+    ak_test_tmpdir("load", dir, sizeof dir);
+    char text[2 * PATH_MAX];
+    snprintf(text, sizeof text, "[animkit]\nautoload = no\n[plugin minor12]\npath = %s\n", plugin("minor12"));
+    msglog l = { "" };
+    ak_registry *reg = open_config(text, &l);
+    ck_assert_uint_eq(ak_registry_count(reg), 1);
+    ck_assert_uint_eq(ak_registry_plugin(reg, 0)->codec->abi_minor, 2);
+    ck_assert_int_lt(ak_registry_plugin(reg, 0)->codec->abi_minor, AK_ABI_MINOR);
+    ck_assert_ptr_null(strstr(l.text, "minor12"));
+    ak_registry_free(reg);
+}
+END_TEST
+
 START_TEST(entry_refusals_say_why)
 {
     ak_test_tmpdir("load", dir, sizeof dir);
@@ -326,6 +341,7 @@ int main(void)
     TCase *tc = tcase_create("plugin_load");
     tcase_add_test(tc, foreign_abi_never_runs);
     tcase_add_test(tc, plugins_without_note_load_with_a_warning);
+    tcase_add_test(tc, a_plugin_of_the_previous_minor_loads_without_a_warning);
     tcase_add_test(tc, entry_refusals_say_why);
     tcase_add_test(tc, config_wins_over_autoload);
     tcase_add_test(tc, own_name_wins_among_autoloaded_and_equals_are_both_named);

@@ -78,7 +78,7 @@ START_TEST(broken_plugins_are_refused_and_skipped)
 {
     make_tmpdir();
     char text[8192] = "", p[PATH_MAX];
-    const char *names[] = { "akm", "oldminor", "minor11", "badabi", "newminor", "nosym", "small", "dupname" };
+    const char *names[] = { "akm", "oldminor", "minor11", "minor12", "badabi", "newminor", "nosym", "small", "dupname" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         size_t used = strlen(text);
         snprintf(text + used, sizeof text - used, "[plugin %s]\npath = %s\n", names[i],
@@ -103,7 +103,7 @@ START_TEST(broken_plugins_are_refused_and_skipped)
     ak_registry *reg = open_config(text, &rep);
     /* Older minors load (and a 1.1 plugin's scratch memory works); everything
      * else is refused. */
-    ck_assert_uint_eq(ak_registry_count(reg), 3);
+    ck_assert_uint_eq(ak_registry_count(reg), 4);
     ck_assert_str_eq(ak_registry_plugin(reg, 0)->codec->name, "akm");
     ck_assert_str_eq(ak_registry_plugin(reg, 1)->codec->name, "oldminor");
     ck_assert_uint_eq(ak_registry_plugin(reg, 1)->codec->abi_minor, 0);
@@ -117,6 +117,24 @@ START_TEST(broken_plugins_are_refused_and_skipped)
         ck_assert_str_eq(doc->clips[0]->tracks[0]->bone, "root");
         ck_assert_int_eq(doc->clips[0]->tracks[0]->skeleton_bone, -1);
         ak_doc_free(doc);
+    }
+    /* A 1.2 plugin (bulk keys, declared parameters) reads under the 1.3 core. */
+    ck_assert_str_eq(ak_registry_plugin(reg, 3)->codec->name, "minor12");
+    ck_assert_uint_eq(ak_registry_plugin(reg, 3)->codec->abi_minor, 2);
+    {
+        const char *params[] = { "level=2", NULL };
+        ak_options opt = { sizeof opt, NULL, "x.m12", params, 0, 0 };
+        ak_doc *doc = NULL;
+        ak_report r12 = { 0 };
+        ck_assert_int_eq(ak_read(reg, "M12\n\x05\x07", 6, &opt, &doc, &r12), AK_OK);
+        const ak_channel *rot = &doc->clips[0]->tracks[0]->channel[AK_ROTATION];
+        ck_assert_uint_eq(rot->count, 2);
+        ck_assert(rot->keys[1].v[3] == 7.0 && rot->keys[1].raw[0] == 7);
+        ck_assert_int_eq(ak_key_changed(&rot->keys[0]), 0);
+        ak_doc_free(doc);
+        const char *bad[] = { "level=x", NULL };
+        opt.params = bad;
+        ck_assert_int_eq(ak_read(reg, "M12\n\x05", 5, &opt, &doc, &r12), AK_E_USAGE);
     }
     const char *why;
     char expect[128];
@@ -155,7 +173,7 @@ START_TEST(autoload_and_disable)
     snprintf(text, sizeof text,
              "[animkit]\nplugin_dir = %s\n[plugin badabi]\nenabled = no\n[plugin newminor]\nenabled = no\n"
              "[plugin nosym]\nenabled = no\n[plugin small]\nenabled = no\n[plugin dupname]\nenabled = no\n"
-             "[plugin rival]\nenabled = no\n[plugin oldminor]\nenabled = no\n[plugin minor11]\nenabled = no\n"
+             "[plugin rival]\nenabled = no\n[plugin oldminor]\nenabled = no\n[plugin minor11]\nenabled = no\n[plugin minor12]\nenabled = no\n"
              "[plugin hidden]\nenabled = no\n[plugin mangled]\nenabled = no\n[plugin hiddenok]\nenabled = no\n",
              p);
     ak_report rep = { 0 };

@@ -1,0 +1,234 @@
+/* test_pool.c - the memory a registry keeps from freed documents for later
+ * reads (ABI 1.3): it is reused, zeroed scratch stays zeroed when it comes
+ * from a reused block, it is bounded, it can be trimmed or turned off, and
+ * documents may outlive their registry. Also the 1.3 fill calls that skip
+ * clearing (ak_keys_append_uninit, ak_job_alloc_uninit). */
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SCRATCH (256u << 10) /* above the pool's smallest block */
+
+/* "BULK" + u32 n: one track of n rotation keys, v = (i, 2i, 3i, 1), each
+ * with 4 stored bytes. Before building it, takes zeroed scratch twice in a
+ * row (the second time from the block the first gave back) and fails with
+ * AK_E_DATA if it is not all zero; and fills scratch from
+ * ak_job_alloc_uninit. */
+static ak_status bulk_read(ak_job *job, const unsigned char *b, size_t n, ak_doc *doc)
+{
+    if (n < 8)
+        return ak_fail(job, AK_E_DATA, 0, "short");
+    size_t count = ak_load_u32(b + 4);
+    for (int round = 0; round < 2; round++) {
+        unsigned char *s = ak_job_alloc(job, SCRATCH, 1);
+        if (!s)
+            return AK_E_NOMEM;
+        for (size_t i = 0; i < SCRATCH; i++)
+            if (s[i])
+                return ak_fail(job, AK_E_DATA, -1, "ak_job_alloc gave a nonzero byte at %zu", i);
+        memset(s, 0xAB, SCRATCH);
+        ak_job_free(job, s);
+    }
+    double *tmp = ak_job_alloc_uninit(job, count ? count : 1, sizeof *tmp);
+    if (!tmp)
+        return AK_E_NOMEM;
+    for (size_t i = 0; i < count; i++)
+        tmp[i] = (double)i;
+    ak_clip *clip = ak_clip_add(doc, "bulk");
+    ak_track *t = clip ? ak_track_add(clip, "root") : NULL;
+    ak_key *k = t && count ? ak_keys_append_uninit(t, AK_ROTATION, count) : NULL;
+    if (count && !k)
+        return ak_fail(job, AK_E_NOMEM, -1, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        if (k[i].raw || k[i].raw_size || !ak_key_changed(&k[i]))
+            return ak_fail(job, AK_E_DATA, -1, "key %zu was not left unattached", i);
+        k[i].time = tmp[i];
+        k[i].tick = (int64_t)i;
+        k[i].v[0] = tmp[i];
+        k[i].v[1] = 2 * tmp[i];
+        k[i].v[2] = 3 * tmp[i];
+        k[i].v[3] = 1.0;
+    }
+    unsigned char *stored = count ? ak_doc_store(doc, NULL, 4 * count) : NULL;
+    if (count && !stored)
+        return AK_E_NOMEM;
+    return count ? ak_keys_set_raw(k, count, stored, 4, 4) : AK_OK;
+}
+
+static int bulk_probe(const unsigned char *b, size_t n, const char *f)
+{
+    (void)f;
+    return n >= 4 && memcmp(b, "BULK", 4) == 0 ? AK_PROBE_MAGIC : 0;
+}
+
+static const ak_codec bulk = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "bulk", "1", "test",
+                               "MIT", "bulk", bulk_probe, bulk_read, NULL, NULL };
+
+static ak_registry *open_with(uint32_t flags, const ak_allocator *allocator)
+{
+    ak_registry_config cfg = { sizeof cfg, AK_REG_NO_PLUGINS | flags, NULL, allocator, NULL, NULL, NULL };
+    ak_registry *reg = NULL;
+    ak_report rep = { 0 };
+    ck_assert_int_eq(ak_registry_open(&cfg, &reg, &rep), AK_OK);
+    ck_assert_int_eq(ak_registry_add_codec(reg, &bulk, 0, &rep), AK_OK);
+    return reg;
+}
+
+static ak_doc *read_bulk(const ak_registry *reg, uint32_t count)
+{
+    unsigned char in[8] = { 'B', 'U', 'L', 'K', (unsigned char)count, (unsigned char)(count >> 8),
+                            (unsigned char)(count >> 16), (unsigned char)(count >> 24) };
+    return ak_test_read(reg, in, sizeof in, "x.bulk");
+}
+
+static const ak_channel *rotations(const ak_doc *doc) { return &doc->clips[0]->tracks[0]->channel[AK_ROTATION]; }
+
+static void check_values(const ak_doc *doc, uint32_t count)
+{
+    const ak_channel *ch = rotations(doc);
+    ck_assert_uint_eq(ch->count, count);
+    for (uint32_t i = 0; i < count; i += 997) {
+        ck_assert(ch->keys[i].v[2] == 3.0 * i && ch->keys[i].tick == (int64_t)i);
+        ck_assert_int_eq(ak_key_changed(&ch->keys[i]), 0);
+    }
+}
+
+START_TEST(a_freed_documents_blocks_serve_the_next_read)
+{
+    ak_registry *reg = open_with(0, NULL);
+    ak_doc *a = read_bulk(reg, 50000); /* 3.6 MB of keys */
+    check_values(a, 50000);
+    const ak_key *where = rotations(a)->keys;
+    ak_doc_free(a);
+    ak_doc *b = read_bulk(reg, 50000);
+    check_values(b, 50000);
+    /* The same allocations in the same order: the keys land where the
+     * first document's were, in its block taken back from the pool. */
+    ck_assert_ptr_eq(rotations(b)->keys, where);
+    ak_doc_free(b);
+    size_t kept = ak_registry_trim(reg);
+    ck_assert_uint_ge(kept, 50000 * sizeof(ak_key));
+    ck_assert_uint_eq(ak_registry_trim(reg), 0);
+    ak_doc *c = read_bulk(reg, 50000); /* still works after a trim */
+    check_values(c, 50000);
+    ak_doc_free(c);
+    ak_registry_free(reg);
+}
+END_TEST
+
+START_TEST(zeroed_scratch_from_a_reused_block_is_zero)
+{
+    /* bulk_read fails unless its second ak_job_alloc, served by the block
+     * its first one dirtied and gave back, is all zero; the next read gets
+     * that block again from the pool. */
+    ak_registry *reg = open_with(0, NULL);
+    for (int i = 0; i < 3; i++) {
+        ak_doc *d = read_bulk(reg, 10);
+        check_values(d, 10);
+        ak_doc_free(d);
+    }
+    ck_assert_uint_ge(ak_registry_trim(reg), SCRATCH);
+    ak_registry_free(reg);
+}
+END_TEST
+
+START_TEST(the_pool_is_bounded)
+{
+    ak_registry *reg = open_with(0, NULL);
+    enum { DOCS = 24 };
+    ak_doc *docs[DOCS];
+    for (int i = 0; i < DOCS; i++)
+        docs[i] = read_bulk(reg, 40000 + 1000 * (uint32_t)i); /* about 3 MB each */
+    for (int i = 0; i < DOCS; i++)
+        ak_doc_free(docs[i]);
+    size_t kept = ak_registry_trim(reg);
+    ck_assert_uint_gt(kept, 0);
+    ck_assert_uint_le(kept, (size_t)64 << 20);
+    ak_registry_free(reg);
+}
+END_TEST
+
+START_TEST(no_pool_flag_keeps_nothing)
+{
+    ak_registry *reg = open_with(AK_REG_NO_POOL, NULL);
+    ak_doc *d = read_bulk(reg, 50000);
+    check_values(d, 50000);
+    ak_doc_free(d);
+    ck_assert_uint_eq(ak_registry_trim(reg), 0);
+    ak_registry_free(reg);
+}
+END_TEST
+
+typedef struct counting {
+    long live;
+} counting;
+
+static void *c_alloc(void *u, size_t n)
+{
+    void *p = malloc(n);
+    if (p)
+        ((counting *)u)->live++;
+    return p;
+}
+
+static void *c_realloc(void *u, void *p, size_t n)
+{
+    void *q = realloc(p, n);
+    if (q && !p)
+        ((counting *)u)->live++;
+    return q;
+}
+
+static void c_free(void *u, void *p)
+{
+    if (p)
+        ((counting *)u)->live--;
+    free(p);
+}
+
+START_TEST(a_host_allocator_gets_everything_back)
+{
+    counting cnt = { 0 };
+    ak_allocator a = { c_alloc, c_realloc, c_free, &cnt };
+    ak_registry *reg = open_with(0, &a);
+    long base = cnt.live;
+    ak_doc *d = read_bulk(reg, 50000);
+    check_values(d, 50000);
+    ak_doc_free(d);
+    ck_assert_int_eq(cnt.live, base); /* nothing kept behind the host's back */
+    ck_assert_uint_eq(ak_registry_trim(reg), 0);
+    ak_registry_free(reg);
+    ck_assert_int_eq(cnt.live, 0);
+}
+END_TEST
+
+START_TEST(documents_outlive_their_registry)
+{
+    ak_registry *reg = open_with(0, NULL);
+    ak_doc *warm = read_bulk(reg, 30000);
+    ak_doc_free(warm); /* the pool now holds blocks */
+    ak_doc *a = read_bulk(reg, 30000);
+    ak_doc *b = read_bulk(reg, 20000);
+    ak_registry_free(reg);
+    check_values(a, 30000);
+    ak_doc_free(a); /* gives its blocks to a pool whose registry is gone */
+    check_values(b, 20000);
+    ak_doc_free(b); /* the last reference: the pool goes (the sanitizer run checks nothing leaks) */
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("pool");
+    TCase *tc = tcase_create("pool");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, a_freed_documents_blocks_serve_the_next_read);
+    tcase_add_test(tc, zeroed_scratch_from_a_reused_block_is_zero);
+    tcase_add_test(tc, the_pool_is_bounded);
+    tcase_add_test(tc, no_pool_flag_keeps_nothing);
+    tcase_add_test(tc, a_host_allocator_gets_everything_back);
+    tcase_add_test(tc, documents_outlive_their_registry);
+    suite_add_tcase(s, tc);
+    return ak_test_run(s);
+}
