@@ -431,6 +431,7 @@ static void tr_block(mab_bits *bs, unsigned nf, unsigned bits, double scale, chu
         for (unsigned f = 0; f < nf; f++) {
             o->v[f][3] = 0.0;
             o->raw[f][6] = (unsigned char)cflags;
+            o->raw[f][7] = 0; /* unused: 7 bytes are stored, the 8th is written so none is left unset */
         }
 }
 
@@ -485,20 +486,32 @@ static ak_status add_stream_keys(mab_ctx *c, const dlayout *L, const stream_job 
 {
     ak_channel_kind kind = sj->translation ? AK_TRANSLATION : AK_ROTATION;
     size_t n = L->keys;
+    /* Every bone has the same key times: decoded once. */
+    double *time = n ? ak_job_alloc_uninit(c->job, n, sizeof *time) : NULL;
+    if (n && !time)
+        return AK_E_NOMEM;
+    for (size_t f = 0; f < n; f++)
+        time[f] = (double)ak_load_u16(c->bytes + L->kt_off + 2 * f) / L->tick_rate;
     for (size_t i = 0; i < sj->nb && n; i++) {
         ak_track *tr = tracks[sj->bone[i]];
         ak_key *k = ak_keys_append_uninit(tr, kind, n); /* every field set below */
         const unsigned char *stored = k ? ak_doc_store(tr->clip->doc, raw + 8 * i * n, 8 * n) : NULL;
-        if (!stored)
+        if (!stored) {
+            ak_job_free(c->job, time);
             return mab_oom(c);
-        for (size_t f = 0; f < n; f++) {
-            k[f].tick = ak_load_u16(c->bytes + L->kt_off + 2 * f);
-            k[f].time = (double)k[f].tick / L->tick_rate;
+        }
+        const unsigned char *t = c->bytes + L->kt_off;
+        for (size_t f = 0; f < n; f++, t += 2) {
+            k[f].tick = (int64_t)(t[0] | t[1] << 8);
+            k[f].time = time[f];
             memcpy(k[f].v, v + 4 * (i * n + f), sizeof k[f].v);
         }
-        if (ak_keys_set_raw(k, n, stored, 8, sj->translation ? 7 : 8) != AK_OK)
+        if (ak_keys_set_raw(k, n, stored, 8, sj->translation ? 7 : 8) != AK_OK) {
+            ak_job_free(c->job, time);
             return mab_oom(c);
+        }
     }
+    ak_job_free(c->job, time);
     return AK_OK;
 }
 
@@ -555,7 +568,7 @@ static ak_status decode_stream(mab_ctx *c, const dlayout *L, size_t off, const s
      * whole stream has proved sound. */
     size_t slack, bad, values = sj->nb * L->keys;
     double *v = ak_job_alloc_uninit(c->job, values, 4 * sizeof *v); /* run_stream fills it all */
-    unsigned char *raw = v ? ak_job_alloc(c->job, values, 8) : NULL;
+    unsigned char *raw = v ? ak_job_alloc_uninit(c->job, values, 8) : NULL;
     if (!raw) {
         ak_job_free(c->job, v);
         return AK_E_NOMEM;
