@@ -192,8 +192,6 @@ static void to_decimal(int q, uint64_t c, uint64_t c_min, int q_min, uint64_t *f
  * notation for decimal exponents -5 < X < 15, else d.ddde+XX. */
 static size_t put_decimal(char *buf, int negative, uint64_t f, int e)
 {
-    char digits[24];
-    int n = 0;
     /* Trailing zeros go into the exponent; exact values (x / 4096...)
      * come out of to_decimal with up to 16 of them: 8, 4, 2, 1 at a time. */
     while (f && f % 100000000 == 0) {
@@ -212,28 +210,37 @@ static size_t put_decimal(char *buf, int negative, uint64_t f, int e)
         f /= 10;
         e += 1;
     }
-    /* Two digits per division: half the chain of dependent divisions. */
+    /* Two digits per division, written back to front from a table of the
+     * hundred pairs: half the chain of dependent divisions, no % 10. */
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
+    char digits[24];
+    char *end = digits + sizeof digits, *d = end;
     while (f >= 100) {
         uint64_t q = f / 100;
-        unsigned r = (unsigned)(f - q * 100);
-        digits[n++] = (char)('0' + r % 10);
-        digits[n++] = (char)('0' + r / 10);
+        d -= 2;
+        memcpy(d, pairs + 2 * (f - q * 100), 2);
         f = q;
     }
-    digits[n++] = (char)('0' + f % 10);
-    if (f >= 10)
-        digits[n++] = (char)('0' + f / 10);
-    /* digits[] is reversed; the value is 0.d1d2..dn * 10^(e + n) */
+    if (f >= 10) {
+        d -= 2;
+        memcpy(d, pairs + 2 * f, 2);
+    } else {
+        *--d = (char)('0' + f);
+    }
+    int n = (int)(end - d);
+    /* d[0..n-1] are the digits; the value is 0.d1d2..dn * 10^(e + n) */
     int x = e + n - 1; /* exponent of the first digit */
     char *p = buf;
     if (negative)
         *p++ = '-';
     if (x < -4 || x >= 15) {
-        *p++ = digits[n - 1];
+        *p++ = d[0];
         if (n > 1) {
             *p++ = '.';
-            for (int i = n - 2; i >= 0; i--)
-                *p++ = digits[i];
+            memcpy(p, d + 1, (size_t)(n - 1));
+            p += n - 1;
         }
         *p++ = 'e';
         *p++ = x < 0 ? '-' : '+';
@@ -247,14 +254,17 @@ static size_t put_decimal(char *buf, int negative, uint64_t f, int e)
         *p++ = '.';
         for (int i = -1; i > x; i--)
             *p++ = '0';
-        for (int i = n - 1; i >= 0; i--)
-            *p++ = digits[i];
+        memcpy(p, d, (size_t)n);
+        p += n;
+    } else if (n > x + 1) {
+        memcpy(p, d, (size_t)x + 1); /* integer part, '.', fraction */
+        p += x + 1;
+        *p++ = '.';
+        memcpy(p, d + x + 1, (size_t)(n - x - 1));
+        p += n - x - 1;
     } else {
-        for (int i = n - 1; i >= 0; i--) {
-            *p++ = digits[i];
-            if (i == n - 1 - x && i > 0)
-                *p++ = '.';
-        }
+        memcpy(p, d, (size_t)n); /* an integer: digits, then zeros */
+        p += n;
         for (int i = n - 1; i < x; i++)
             *p++ = '0';
     }
