@@ -581,40 +581,12 @@ ak_key *ak_keys_append_uninit(ak_track *track, ak_channel_kind kind, size_t coun
     return first;
 }
 
-/* One word of a key, scrambled by a bijection of its own: multiplying by
- * an odd constant, then folding the high half down. */
-static uint64_t lane(uint64_t w, uint64_t m)
-{
-    w *= m;
-    return w ^ (w >> 32);
-}
-
-static uint64_t word_of(const void *p)
-{
-    uint64_t w;
-    memcpy(&w, p, sizeof w);
-    return w;
-}
-
-/* The fingerprint of time, tick and v. Each of the six words passes
- * through its own bijection and the results are XORed: a change to any
- * one word always changes the fingerprint (like the byte-wise FNV-1a used
- * before), while the six lanes are independent, so hashing a key costs a
- * handful of cycles instead of 48 dependent multiplications. Private:
- * never stored outside a running process. */
-static inline __attribute__((always_inline)) uint64_t key_fingerprint(const ak_key *k)
-{
-    return lane(word_of(&k->time), 0x9E3779B97F4A7C15ull) ^ lane((uint64_t)k->tick, 0xC2B2AE3D27D4EB4Full) ^
-           lane(word_of(&k->v[0]), 0x165667B19E3779F9ull) ^ lane(word_of(&k->v[1]), 0xD6E8FEB86659FD93ull) ^
-           lane(word_of(&k->v[2]), 0xFF51AFD7ED558CCDull) ^ lane(word_of(&k->v[3]), 0xC4CEB9FE1A85EC53ull);
-}
-
-static inline __attribute__((always_inline)) void attach_raw(ak_key *key, const unsigned char *raw, size_t size)
+/* Everything but the fingerprint (fingerprint.c), which comes after. */
+static void attach_raw(ak_key *key, const unsigned char *raw, size_t size)
 {
     key->raw = raw;
     key->raw_size = (uint32_t)size;
     key->flags_ = (key->flags_ | KEY_HAS_RAW) & ~(uint32_t)KEY_TOUCHED;
-    key->fingerprint_ = key_fingerprint(key);
 }
 
 ak_status ak_key_set_raw(ak_track *track, ak_key *key, const void *raw, size_t size)
@@ -629,6 +601,7 @@ ak_status ak_key_set_raw(ak_track *track, ak_key *key, const void *raw, size_t s
         memcpy(copy, raw, size);
     }
     attach_raw(key, copy, size);
+    key->fingerprint_ = ak_key_fingerprint(key);
     return AK_OK;
 }
 
@@ -650,6 +623,7 @@ ak_status ak_keys_set_raw(ak_key *keys, size_t count, const unsigned char *base,
         return AK_E_USAGE;
     for (size_t i = 0; i < count; i++)
         attach_raw(&keys[i], size ? base + i * stride : NULL, size);
+    ak_keys_fingerprint(keys, count);
     return AK_OK;
 }
 
@@ -657,7 +631,7 @@ int ak_key_changed(const ak_key *key)
 {
     if (!(key->flags_ & KEY_HAS_RAW) || (key->flags_ & KEY_TOUCHED))
         return 1;
-    return key->fingerprint_ != key_fingerprint(key);
+    return key->fingerprint_ != ak_key_fingerprint(key);
 }
 
 void ak_key_touch(ak_key *key) { key->flags_ |= KEY_TOUCHED; }

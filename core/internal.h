@@ -33,6 +33,11 @@ struct ak_doc_private {
     struct ak_prop_index *prop_index; /* propindex.c; NULL until first used */
 };
 
+/* fingerprint.c: the private fingerprint ak_key_changed() compares, of
+ * one key and (into each key's fingerprint_) of `count` keys. */
+uint64_t ak_key_fingerprint(const ak_key *key);
+void ak_keys_fingerprint(ak_key *keys, size_t count);
+
 /* propindex.c: the property with `key` in `props`, or NULL; then, after
  * appending one, ak_prop_index_added(). */
 struct ak_prop *ak_prop_index_find(ak_heap *heap, struct ak_prop_index *idx, struct ak_props *props,

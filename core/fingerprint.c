@@ -1,0 +1,74 @@
+/* fingerprint.c - the private fingerprint of a key's time, tick and v, by
+ * which ak_key_changed() tells an edited key from one a reader attached
+ * stored bytes to. Each of the six words passes through its own bijection
+ * (a multiplication by an odd constant, then the high half folded down)
+ * and the results are XORed: a change to any one word always changes the
+ * fingerprint, and the lanes are independent. Never stored outside a
+ * running process.
+ *
+ * Readers fingerprint every key they decode, so the bulk form matters: on
+ * x86-64 processors with AVX-512 DQ the six lanes of a key are one vector
+ * multiplication (the same arithmetic, so both forms give the same value),
+ * elsewhere the plain loop runs. */
+#include "internal.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* Six factors, padded to a whole vector. */
+static const uint64_t lane_factor[8] = { 0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full, 0x165667B19E3779F9ull,
+                                         0xD6E8FEB86659FD93ull, 0xFF51AFD7ED558CCDull, 0xC4CEB9FE1A85EC53ull, 0, 0 };
+
+/* time, tick and v[0..3] are six consecutive words: the vector form loads
+ * them at once, the plain form walks them. */
+_Static_assert(offsetof(ak_key, tick) == 8 && offsetof(ak_key, v) == 16 && sizeof(double) == 8 &&
+                   sizeof(int64_t) == 8,
+               "ak_key starts with six 64-bit words");
+
+uint64_t ak_key_fingerprint(const ak_key *key)
+{
+    const unsigned char *p = (const unsigned char *)key;
+    uint64_t fp = 0;
+    for (int i = 0; i < 6; i++) {
+        uint64_t w;
+        memcpy(&w, p + 8 * i, sizeof w);
+        w *= lane_factor[i];
+        fp ^= w ^ (w >> 32);
+    }
+    return fp;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+__attribute__((target("avx512f,avx512dq"))) static void fingerprint_avx512(ak_key *keys, size_t count)
+{
+    const __m512i factor = _mm512_loadu_si512(lane_factor);
+    for (size_t i = 0; i < count; i++) {
+        __m512i w = _mm512_maskz_loadu_epi64(0x3f, &keys[i]); /* lanes 6 and 7 are 0; within the key */
+        w = _mm512_mullo_epi64(w, factor);
+        w = _mm512_xor_si512(w, _mm512_srli_epi64(w, 32));
+        __m256i h = _mm256_xor_si256(_mm512_castsi512_si256(w), _mm512_extracti64x4_epi64(w, 1));
+        __m128i q = _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+        keys[i].fingerprint_ = (uint64_t)_mm_cvtsi128_si64(_mm_xor_si128(q, _mm_unpackhi_epi64(q, q)));
+    }
+}
+
+static int has_avx512dq(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+}
+#endif
+
+void ak_keys_fingerprint(ak_key *keys, size_t count)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (count >= 4 && has_avx512dq()) {
+        fingerprint_avx512(keys, count);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < count; i++)
+        keys[i].fingerprint_ = ak_key_fingerprint(&keys[i]);
+}
