@@ -353,6 +353,7 @@ _PROTOTYPES = {
     "ak_registry_open": (ctypes.c_int32, [_P(RegistryConfig), _P(_reg_p), _report_p]),
     "ak_registry_free": (None, [_reg_p]),
     "ak_registry_count": (ctypes.c_size_t, [_reg_p]),
+    "ak_registry_trim": (ctypes.c_size_t, [_reg_p]),
     "ak_registry_plugin": (_P(PluginInfo), [_reg_p, ctypes.c_size_t]),
     "ak_registry_refused_count": (ctypes.c_size_t, [_reg_p]),
     "ak_registry_refused": (_P(RefusedPlugin), [_reg_p, ctypes.c_size_t]),

@@ -80,6 +80,11 @@ class Registry:
         """Frees the registry now; documents read through it stay valid."""
         self.__del__()
 
+    def trim(self):
+        """Frees the memory the registry keeps from freed documents for later
+        reads (ABI 1.3); returns how many bytes that was."""
+        return lib.ak_registry_trim(self._p)
+
     @property
     def config_path(self):
         p = lib.ak_registry_config_path(self._p)

@@ -110,6 +110,18 @@ class ModelMatchesDump(Base):
             if was:
                 animkit.use_numpy(True)
 
+    def test_freed_documents_memory_is_kept_then_trimmed(self):
+        corpus = os.environ.get("AK_CORPUS", os.path.join(SRCDIR, "..", "shared", "corpus"))
+        ped = os.path.join(corpus, "ifp", "ped_cretaceous.ifp")
+        if not os.path.exists(ped):
+            self.skipTest("no corpus: " + ped)
+        self.reg.trim()
+        doc = self.reg.read(ped)
+        self.assertEqual(len(doc.clips), 294)
+        del doc  # its blocks go to the registry's pool
+        self.assertGreater(self.reg.trim(), 7 * 1024 * 1024)  # at least the 104k keys
+        self.assertEqual(self.reg.trim(), 0)
+
     def test_stats(self):
         doc = self.reg.read(WAVE_IFP)
         s = doc.stats()
