@@ -74,6 +74,13 @@ void ak_pool_release(ak_pool *pool)
     pool->allocator.free(pool->allocator.user, pool);
 }
 
+static void drop(ak_pool *pool, size_t i)
+{
+    pool->bytes -= pool->blocks[i].size;
+    memmove(&pool->blocks[i], &pool->blocks[i + 1], (pool->count - i - 1) * sizeof pool->blocks[0]);
+    pool->count--;
+}
+
 /* The smallest kept block of at least `size` bytes and at most twice that
  * (a small document should not sit on a large block), or NULL. */
 void *ak_pool_take(ak_pool *pool, size_t size, size_t *got)
@@ -91,23 +98,25 @@ void *ak_pool_take(ak_pool *pool, size_t size, size_t *got)
     if (best < POOL_BLOCKS) {
         p = pool->blocks[best].ptr;
         *got = pool->blocks[best].size;
-        pool->bytes -= *got;
-        pool->blocks[best] = pool->blocks[--pool->count];
+        drop(pool, best);
     }
     pthread_mutex_unlock(&pool->lock);
     return p;
 }
 
+/* Keeps the block, freeing the longest-kept ones when there is no room:
+ * the sizes a host reads now matter more than those of a while ago. */
 int ak_pool_give(ak_pool *pool, void *ptr, size_t size)
 {
-    if (!pool || size < AK_POOL_MIN)
+    if (!pool || size < AK_POOL_MIN || size > POOL_BYTES)
         return 0;
     pthread_mutex_lock(&pool->lock);
-    int kept = pool->count < POOL_BLOCKS && size <= POOL_BYTES - pool->bytes;
-    if (kept) {
-        pool->blocks[pool->count++] = (pooled){ ptr, size };
-        pool->bytes += size;
+    while (pool->count == POOL_BLOCKS || size > POOL_BYTES - pool->bytes) {
+        pool->allocator.free(pool->allocator.user, pool->blocks[0].ptr);
+        drop(pool, 0);
     }
+    pool->blocks[pool->count++] = (pooled){ ptr, size };
+    pool->bytes += size;
     pthread_mutex_unlock(&pool->lock);
-    return kept;
+    return 1;
 }

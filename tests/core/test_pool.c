@@ -149,6 +149,25 @@ START_TEST(the_pool_is_bounded)
 }
 END_TEST
 
+START_TEST(recent_sizes_push_out_old_ones)
+{
+    ak_registry *reg = open_with(0, NULL);
+    ak_doc *small[12];
+    for (int i = 0; i < 12; i++) /* more small documents than the pool has places */
+        small[i] = read_bulk(reg, 2000 + 100 * (uint32_t)i);
+    for (int i = 0; i < 12; i++)
+        ak_doc_free(small[i]);
+    ak_doc *a = read_bulk(reg, 50000);
+    const ak_key *where = rotations(a)->keys;
+    ak_doc_free(a); /* its blocks displace the oldest kept ones */
+    ak_doc *b = read_bulk(reg, 50000);
+    ck_assert_ptr_eq(rotations(b)->keys, where);
+    check_values(b, 50000);
+    ak_doc_free(b);
+    ak_registry_free(reg);
+}
+END_TEST
+
 START_TEST(no_pool_flag_keeps_nothing)
 {
     ak_registry *reg = open_with(AK_REG_NO_POOL, NULL);
@@ -226,6 +245,7 @@ int main(void)
     tcase_add_test(tc, a_freed_documents_blocks_serve_the_next_read);
     tcase_add_test(tc, zeroed_scratch_from_a_reused_block_is_zero);
     tcase_add_test(tc, the_pool_is_bounded);
+    tcase_add_test(tc, recent_sizes_push_out_old_ones);
     tcase_add_test(tc, no_pool_flag_keeps_nothing);
     tcase_add_test(tc, a_host_allocator_gets_everything_back);
     tcase_add_test(tc, documents_outlive_their_registry);
