@@ -6,11 +6,16 @@
  * object was asked for (an object loaded twice gets the second name as an
  * alias). A name /proc/self/fd/N outlives descriptor N: after N is closed
  * and reused for another file, dlopen() of the same name would hand back
- * the old object. So the object returned is checked against the
- * descriptor (device and inode of its mapping in /proc/self/maps), and on
- * a mismatch the descriptor is moved to another number and the load tried
- * again. A stale match runs no code: that object is already loaded. */
-#define _GNU_SOURCE /* dlinfo() */
+ * the old object. So the loader is first asked, with RTLD_NOLOAD (which
+ * loads nothing and runs no code), whether it already has an object for
+ * the name or for the file behind it. If not, the name is loaded: that is
+ * our descriptor's file. If it has one, the object is checked against the
+ * descriptor (device and inode of its mapping in /proc/self/maps): the
+ * same file is used as it is; another one (a stale name) makes the
+ * descriptor move to another number and the question start again. A first
+ * load in a process so never reads /proc/self/maps, which had been a third
+ * of a short `animkit info`. */
+#define _GNU_SOURCE /* dlinfo(), RTLD_NOLOAD */
 #include "registry.h"
 
 #include <dlfcn.h>
@@ -42,10 +47,9 @@ static int hex_at(const char **s, unsigned long *v)
     return 1;
 }
 
-/* 1 when the object `handle` is mapped from the file open as `fd`. Only the
- * line whose range holds the object is parsed in full: a process maps
- * hundreds of ranges, and scanning each with sscanf() was a quarter of a
- * short `animkit info`. */
+/* 1 when the object `handle` is mapped from the file open as `fd`: the
+ * device and inode of the /proc/self/maps line whose range holds its
+ * dynamic section. Only that line is parsed in full. */
 static int same_file(void *handle, int fd)
 {
     struct link_map *lm = NULL;
@@ -79,10 +83,12 @@ void *ak_load_fd(int *fd)
     for (int tries = 0; tries < MAX_TRIES; tries++) {
         char name[64];
         snprintf(name, sizeof name, "/proc/self/fd/%d", *fd);
-        void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-        if (!handle || same_file(handle, *fd))
-            return handle;
-        dlclose(handle); /* another object under a stale name */
+        void *known = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+        if (!known)
+            return dlopen(name, RTLD_NOW | RTLD_LOCAL);
+        if (same_file(known, *fd))
+            return known; /* already loaded from this file; the reference is ours */
+        dlclose(known); /* another object under a stale name */
         int other = fcntl(*fd, F_DUPFD_CLOEXEC, *fd + 1);
         if (other < 0)
             return NULL;

@@ -264,7 +264,7 @@ START_TEST(registries_side_by_side_get_their_own_plugins)
                  plugin(names[2]));
         msglog l = { "" };
         live[round] = open_config(text, &l);
-        ck_assert_uint_eq(ak_registry_count(live[round]), 3);
+        ck_assert_msg(ak_registry_count(live[round]) == 3, "round %d: %s", round, l.text);
         for (size_t i = 0; i < 3; i++) {
             const ak_plugin_info *p = ak_registry_plugin(live[round], i);
             ck_assert_str_eq(p->codec->name, names[i]);
