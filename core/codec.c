@@ -318,6 +318,7 @@ ak_status ak_write(const ak_registry *reg, const ak_doc *doc, const ak_options *
     job.heap = &scratch_heap;
     ak_sink sink;
     ak_sink_init(&sink, &reg->allocator);
+    sink.pool = reg->pool;
     ak_status st = codec->write(&job, doc, &sink);
     ak_job_release_scratch(&job);
     if (job.failed)
@@ -330,19 +331,22 @@ ak_status ak_write(const ak_registry *reg, const ak_doc *doc, const ak_options *
         ak_sink_release(&sink);
         return st;
     }
+    size_t capacity = sink.capacity;
     *bytes = ak_sink_take(&sink, size);
     if (!*bytes) {
         /* An empty output still gets a buffer so that success means non-NULL. */
         *bytes = reg->allocator.alloc(reg->allocator.user, 1);
         if (!*bytes)
             return ak_fail(&job, AK_E_NOMEM, -1, "out of memory");
+        capacity = 1;
     }
+    ak_pool_lend(reg->pool, *bytes, capacity);
     return AK_OK;
 }
 
 void ak_buffer_free(const ak_registry *reg, unsigned char *bytes)
 {
-    if (bytes)
+    if (bytes && !ak_pool_return(reg->pool, bytes))
         reg->allocator.free(reg->allocator.user, bytes);
 }
 

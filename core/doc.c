@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/mman.h>
 
-enum { KEY_HAS_RAW = 1, KEY_TOUCHED = 2 };
 
 static void *std_alloc(void *user, size_t size) { (void)user; return malloc(size); }
 static void *std_realloc(void *user, void *ptr, size_t size) { (void)user; return realloc(ptr, size); }
@@ -586,7 +585,7 @@ static void attach_raw(ak_key *key, const unsigned char *raw, size_t size)
 {
     key->raw = raw;
     key->raw_size = (uint32_t)size;
-    key->flags_ = (key->flags_ | KEY_HAS_RAW) & ~(uint32_t)KEY_TOUCHED;
+    key->flags_ = (key->flags_ | AK_KEY_HAS_RAW) & ~(uint32_t)AK_KEY_TOUCHED;
 }
 
 ak_status ak_key_set_raw(ak_track *track, ak_key *key, const void *raw, size_t size)
@@ -629,12 +628,10 @@ ak_status ak_keys_set_raw(ak_key *keys, size_t count, const unsigned char *base,
 
 int ak_key_changed(const ak_key *key)
 {
-    if (!(key->flags_ & KEY_HAS_RAW) || (key->flags_ & KEY_TOUCHED))
-        return 1;
-    return key->fingerprint_ != ak_key_fingerprint(key);
+    return !ak_key_attached(key) || key->fingerprint_ != ak_key_fingerprint(key);
 }
 
-void ak_key_touch(ak_key *key) { key->flags_ |= KEY_TOUCHED; }
+void ak_key_touch(ak_key *key) { key->flags_ |= AK_KEY_TOUCHED; }
 
 static uint64_t fnv_u64(uint64_t h, uint64_t v)
 {

@@ -41,17 +41,31 @@ uint64_t ak_key_fingerprint(const ak_key *key)
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
+__attribute__((target("avx512f,avx512dq"))) static inline uint64_t fingerprint_of(const ak_key *key,
+                                                                                   __m512i factor)
+{
+    __m512i w = _mm512_maskz_loadu_epi64(0x3f, key); /* lanes 6 and 7 are 0; within the key */
+    w = _mm512_mullo_epi64(w, factor);
+    w = _mm512_xor_si512(w, _mm512_srli_epi64(w, 32));
+    __m256i h = _mm256_xor_si256(_mm512_castsi512_si256(w), _mm512_extracti64x4_epi64(w, 1));
+    __m128i q = _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+    return (uint64_t)_mm_cvtsi128_si64(_mm_xor_si128(q, _mm_unpackhi_epi64(q, q)));
+}
+
 __attribute__((target("avx512f,avx512dq"))) static void fingerprint_avx512(ak_key *keys, size_t count)
 {
     const __m512i factor = _mm512_loadu_si512(lane_factor);
-    for (size_t i = 0; i < count; i++) {
-        __m512i w = _mm512_maskz_loadu_epi64(0x3f, &keys[i]); /* lanes 6 and 7 are 0; within the key */
-        w = _mm512_mullo_epi64(w, factor);
-        w = _mm512_xor_si512(w, _mm512_srli_epi64(w, 32));
-        __m256i h = _mm256_xor_si256(_mm512_castsi512_si256(w), _mm512_extracti64x4_epi64(w, 1));
-        __m128i q = _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
-        keys[i].fingerprint_ = (uint64_t)_mm_cvtsi128_si64(_mm_xor_si128(q, _mm_unpackhi_epi64(q, q)));
-    }
+    for (size_t i = 0; i < count; i++)
+        keys[i].fingerprint_ = fingerprint_of(&keys[i], factor);
+}
+
+__attribute__((target("avx512f,avx512dq"))) static size_t unchanged_avx512(const ak_key *keys, size_t count)
+{
+    const __m512i factor = _mm512_loadu_si512(lane_factor);
+    size_t i = 0;
+    while (i < count && ak_key_attached(&keys[i]) && keys[i].fingerprint_ == fingerprint_of(&keys[i], factor))
+        i++;
+    return i;
 }
 
 static int has_avx512dq(void)
@@ -71,4 +85,18 @@ void ak_keys_fingerprint(ak_key *keys, size_t count)
 #endif
     for (size_t i = 0; i < count; i++)
         keys[i].fingerprint_ = ak_key_fingerprint(&keys[i]);
+}
+
+size_t ak_keys_unchanged(const ak_key *keys, size_t count)
+{
+    if (!keys)
+        return 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (count >= 4 && has_avx512dq())
+        return unchanged_avx512(keys, count);
+#endif
+    size_t i = 0;
+    while (i < count && ak_key_attached(&keys[i]) && keys[i].fingerprint_ == ak_key_fingerprint(&keys[i]))
+        i++;
+    return i;
 }

@@ -37,6 +37,13 @@ struct ak_doc_private {
  * one key and (into each key's fingerprint_) of `count` keys. */
 uint64_t ak_key_fingerprint(const ak_key *key);
 void ak_keys_fingerprint(ak_key *keys, size_t count);
+/* Private key flags (ak_key.flags_). */
+enum { AK_KEY_HAS_RAW = 1, AK_KEY_TOUCHED = 2 };
+/* 1 when the key has stored bytes and was not marked edited. */
+static inline int ak_key_attached(const ak_key *key)
+{
+    return (key->flags_ & (AK_KEY_HAS_RAW | AK_KEY_TOUCHED)) == AK_KEY_HAS_RAW;
+}
 
 /* propindex.c: the property with `key` in `props`, or NULL; then, after
  * appending one, ak_prop_index_added(). */
@@ -64,6 +71,7 @@ struct ak_sink {
     unsigned char *data;
     size_t size, capacity;
     int failed;
+    struct ak_pool *pool; /* large buffers come from and go back to it; may be NULL */
 };
 
 /* The allocator that wraps malloc. */
@@ -91,6 +99,11 @@ void *ak_pool_take(ak_pool *pool, size_t size, size_t *got);
 int ak_pool_give(ak_pool *pool, void *ptr, size_t size);
 /* Frees every kept block; the bytes released. */
 size_t ak_pool_trim(ak_pool *pool);
+/* ak_write() hands the host a buffer of `size` bytes of capacity; the pool
+ * remembers it (the last few) so that ak_buffer_free() can keep it. */
+void ak_pool_lend(ak_pool *pool, void *ptr, size_t size);
+/* 1 when `ptr` was lent (now kept or freed); 0 when the caller frees it. */
+int ak_pool_return(ak_pool *pool, void *ptr);
 
 /* A document whose memory comes from `allocator` and is capped at `limit`. */
 ak_doc *ak_doc_new_with(const ak_allocator *allocator, size_t limit);

@@ -28,6 +28,8 @@ struct ak_pool {
     pthread_mutex_t lock;
     pooled blocks[POOL_BLOCKS];
     size_t count, bytes;
+    pooled lent[POOL_BLOCKS]; /* output buffers the host holds, newest last */
+    size_t lent_count;
 };
 
 ak_pool *ak_pool_new(const ak_allocator *allocator)
@@ -118,5 +120,51 @@ int ak_pool_give(ak_pool *pool, void *ptr, size_t size)
     pool->blocks[pool->count++] = (pooled){ ptr, size };
     pool->bytes += size;
     pthread_mutex_unlock(&pool->lock);
+    return 1;
+}
+
+/* Forgets the lent buffer at `ptr`, if any; its size in *size. */
+static int unlend(ak_pool *pool, void *ptr, size_t *size)
+{
+    for (size_t i = 0; i < pool->lent_count; i++)
+        if (pool->lent[i].ptr == ptr) {
+            *size = pool->lent[i].size;
+            memmove(&pool->lent[i], &pool->lent[i + 1], (pool->lent_count - i - 1) * sizeof pool->lent[0]);
+            pool->lent_count--;
+            return 1;
+        }
+    return 0;
+}
+
+/* Every buffer ak_write() returns is recorded, large or not, so that an
+ * address seen before never keeps a stale size; the oldest record goes
+ * when there is no room (that buffer is then simply freed). */
+void ak_pool_lend(ak_pool *pool, void *ptr, size_t size)
+{
+    if (!pool || !ptr)
+        return;
+    size_t old;
+    pthread_mutex_lock(&pool->lock);
+    unlend(pool, ptr, &old);
+    if (pool->lent_count == POOL_BLOCKS) {
+        memmove(&pool->lent[0], &pool->lent[1], (POOL_BLOCKS - 1) * sizeof pool->lent[0]);
+        pool->lent_count--;
+    }
+    pool->lent[pool->lent_count++] = (pooled){ ptr, size };
+    pthread_mutex_unlock(&pool->lock);
+}
+
+int ak_pool_return(ak_pool *pool, void *ptr)
+{
+    if (!pool || !ptr)
+        return 0;
+    size_t size = 0;
+    pthread_mutex_lock(&pool->lock);
+    int lent = unlend(pool, ptr, &size);
+    pthread_mutex_unlock(&pool->lock);
+    if (!lent)
+        return 0;
+    if (!ak_pool_give(pool, ptr, size))
+        pool->allocator.free(pool->allocator.user, ptr);
     return 1;
 }

@@ -346,6 +346,10 @@ AK_API ak_status ak_keys_set_raw(ak_key *keys, size_t count, const unsigned char
 /* 1 if time, tick or v differ from when ak_key_set_raw was called, or if
  * the key has no raw bytes; 0 if it is untouched. */
 AK_API int ak_key_changed(const ak_key *key);
+/* How many of `count` consecutive keys, from the first, are untouched
+ * (ak_key_changed() 0 for each): `count` when all are (API 1.3). A writer
+ * asks once per channel instead of once per key. */
+AK_API size_t ak_keys_unchanged(const ak_key *keys, size_t count);
 /* Marks a key as edited: writers re-encode it although it keeps its stored
  * bytes (for readers of text forms that find a value was edited). Cleared
  * by the next ak_key_set_raw. */

@@ -63,6 +63,7 @@
  *                    twice) and ak_job_reserve(); max_alloc unchanged.
  *              1.3 - speed: ak_keys_append_uninit() and ak_job_alloc_uninit()
  *                    (no clearing of memory the plugin overwrites anyway);
+ *                    ak_keys_unchanged() (a writer asks once per channel);
  *                    host API: ak_registry_trim() and AK_REG_NO_POOL (a
  *                    registry keeps freed documents' large blocks for later
  *                    reads). ak_codec is unchanged; 1.0, 1.1 and 1.2

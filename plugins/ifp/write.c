@@ -33,6 +33,7 @@ typedef struct ifp_frame {
     double time;
     double q[4], t[3], s[3];
     const ak_key *rk, *tk, *sk; /* the source keys when the channels line up */
+    unsigned clean;             /* bit c: channel c's source key is untouched */
 } ifp_frame;
 
 /* ------------------------------------------------------------------ */
@@ -210,6 +211,11 @@ static int build_frames(ifp_wr *w, const ak_track *t, int use_t, int use_s, ifp_
         ak_job_free(w->job, times);
         return 0;
     }
+    /* Whether keys are untouched is asked once per channel, not per key. */
+    size_t clean[3] = { 0, 0, 0 };
+    for (int c = 0; c < 3 && aligned && w->same; c++)
+        if (ch[c])
+            clean[c] = ak_keys_unchanged(ch[c]->keys, ch[c]->count);
     for (size_t i = 0; i < n; i++) {
         ifp_frame *fr = &f[i];
         fr->q[3] = 1;
@@ -220,6 +226,7 @@ static int build_frames(ifp_wr *w, const ak_track *t, int use_t, int use_s, ifp_
                     continue;
                 const ak_key *k = &ch[c]->keys[i];
                 fr->time = k->time;
+                fr->clean |= (unsigned)(i < clean[c]) << c;
                 if (c == 0) {
                     fr->rk = k;
                     memcpy(fr->q, k->v, sizeof fr->q);
@@ -248,10 +255,11 @@ static int build_frames(ifp_wr *w, const ak_track *t, int use_t, int use_s, ifp_
     return 1;
 }
 
-/* Raw bytes of a key when they can be re-emitted. */
-static const unsigned char *raw_of(const ifp_wr *w, const ak_key *k, uint32_t size)
+/* Raw bytes of a key when they can be re-emitted; `clean` when the key is
+ * already known untouched. */
+static const unsigned char *raw_of(const ifp_wr *w, const ak_key *k, uint32_t size, unsigned clean)
 {
-    if (!w->same || !k || ak_key_changed(k) || k->raw_size != size)
+    if (!w->same || !k || k->raw_size != size || (!clean && ak_key_changed(k)))
         return NULL;
     return k->raw;
 }
@@ -311,7 +319,7 @@ static void put_anp_frame(ifp_wr *w, int type, const ifp_frame *f)
 {
     ak_sink *o = w->out;
     if (type >= 3) {
-        const unsigned char *r = raw_of(w, f->rk, 10);
+        const unsigned char *r = raw_of(w, f->rk, 10, f->clean & 1);
         if (r) {
             ak_put(o, r, 10);
         } else {
@@ -320,7 +328,7 @@ static void put_anp_frame(ifp_wr *w, int type, const ifp_frame *f)
             ak_put_i16(o, enc_time(w, f->time));
         }
         if (type == 4) {
-            r = raw_of(w, f->tk, 6);
+            r = raw_of(w, f->tk, 6, f->clean & 2);
             if (r)
                 ak_put(o, r, 6);
             else
@@ -328,7 +336,7 @@ static void put_anp_frame(ifp_wr *w, int type, const ifp_frame *f)
                     ak_put_i16(o, enc16(w, f->t[c], 1024.0));
         }
     } else {
-        const unsigned char *r = raw_of(w, f->rk, 20);
+        const unsigned char *r = raw_of(w, f->rk, 20, f->clean & 1);
         if (r) {
             ak_put(o, r, 20);
         } else {
@@ -337,7 +345,7 @@ static void put_anp_frame(ifp_wr *w, int type, const ifp_frame *f)
             ak_put_f32(o, enc_f32(w, f->time));
         }
         if (type == 2) {
-            r = raw_of(w, f->tk, 12);
+            r = raw_of(w, f->tk, 12, f->clean & 2);
             if (r)
                 ak_put(o, r, 12);
             else
@@ -362,15 +370,17 @@ static const unsigned char *stored_frames(const ifp_wr *w, const ak_track *t, in
     const unsigned char *base = rc->keys[0].raw, *next = base;
     if (!base)
         return NULL; /* no stored bytes (a conversion, a key built by hand) */
+    if (ak_keys_unchanged(rc->keys, n) != n || ak_keys_unchanged(tc->keys, tc->count) != tc->count)
+        return NULL;
     /* Each key's bytes must start where the previous key's end. */
     for (size_t i = 0; i < n; i++) {
         const ak_key *k = &rc->keys[i];
-        if (k->raw != next || k->raw_size != rsz || ak_key_changed(k))
+        if (k->raw != next || k->raw_size != rsz)
             return NULL;
         next = k->raw + rsz;
         if (has_t) {
             const ak_key *tk = &tc->keys[i];
-            if (tk->raw != next || tk->raw_size != tsz || ak_key_changed(tk) || !same_time(tk->time, k->time))
+            if (tk->raw != next || tk->raw_size != tsz || !same_time(tk->time, k->time))
                 return NULL;
             next = tk->raw + tsz;
         }
@@ -444,7 +454,7 @@ static ak_status write_anp(ifp_wr *w)
 static void put_anpk_frame(ifp_wr *w, int kind, const ifp_frame *f)
 {
     ak_sink *o = w->out;
-    const unsigned char *r = raw_of(w, f->rk, 20);
+    const unsigned char *r = raw_of(w, f->rk, 20, f->clean & 1);
     unsigned char time[4];
     if (r) {
         ak_put(o, r, 16);
@@ -461,7 +471,7 @@ static void put_anpk_frame(ifp_wr *w, int kind, const ifp_frame *f)
     for (int ch = 1; ch <= kind; ch++) {
         const ak_key *k = ch == 1 ? f->tk : f->sk;
         const double *v = ch == 1 ? f->t : f->s;
-        const unsigned char *kr = raw_of(w, k, 12);
+        const unsigned char *kr = raw_of(w, k, 12, f->clean & (1u << ch));
         if (kr)
             ak_put(o, kr, 12);
         else
@@ -481,13 +491,16 @@ static int anpk_untouched(const ifp_wr *w, const ak_track *t, int kind)
     size_t n = rc->count;
     if (!w->same || !n || tc->count != (kind >= 1 ? n : 0) || sc->count != (kind == 2 ? n : 0))
         return 0;
+    if (ak_keys_unchanged(rc->keys, n) != n || ak_keys_unchanged(tc->keys, tc->count) != tc->count ||
+        ak_keys_unchanged(sc->keys, sc->count) != sc->count)
+        return 0;
     for (size_t i = 0; i < n; i++) {
         const ak_key *rk = &rc->keys[i];
-        if (rk->raw_size != 20 || !rk->raw || ak_key_changed(rk))
+        if (rk->raw_size != 20 || !rk->raw)
             return 0;
         for (int ch = 1; ch <= kind; ch++) {
             const ak_key *k = ch == 1 ? &tc->keys[i] : &sc->keys[i];
-            if (k->raw_size != 12 || !k->raw || ak_key_changed(k) || !same_time(k->time, rk->time))
+            if (k->raw_size != 12 || !k->raw || !same_time(k->time, rk->time))
                 return 0;
         }
     }

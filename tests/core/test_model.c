@@ -116,7 +116,8 @@ END_TEST
 /* Keys of random bits (NaN payloads, -0, huge ticks) attached in bulk, by
  * every count around the vector width, must read as untouched key by key:
  * the bulk fingerprint (vector arithmetic where the processor has it) and
- * the single-key check agree. ak_keys_append_uninit keys start unattached. */
+ * the single-key check agree, and ak_keys_unchanged() stops at the first
+ * edited or touched key. ak_keys_append_uninit keys start unattached. */
 START_TEST(bulk_fingerprint_agrees_with_the_single_key_check)
 {
     ak_doc *doc = ak_doc_new();
@@ -139,9 +140,25 @@ START_TEST(bulk_fingerprint_agrees_with_the_single_key_check)
         ck_assert_int_eq(ak_keys_set_raw(k, n, block, 0, 8), AK_OK);
         for (size_t i = 0; i < n; i++)
             ck_assert_msg(ak_key_changed(&k[i]) == 0, "count %zu key %zu", n, i);
+        ck_assert_uint_eq(ak_keys_unchanged(k, n), n);
+        /* The first edited key, by each of the six words, ends the run. */
+        for (size_t w = 0; w < 6; w++) {
+            size_t at = (n - 1) * w / 5;
+            unsigned char *word = (unsigned char *)&k[at] + 8 * w;
+            word[w] ^= 0x10;
+            ck_assert_uint_eq(ak_keys_unchanged(k, n), at);
+            word[w] ^= 0x10;
+        }
+        ak_key_touch(&k[n / 2]);
+        ck_assert_uint_eq(ak_keys_unchanged(k, n), n / 2);
+        ck_assert_int_eq(ak_keys_set_raw(&k[n / 2], 1, block, 0, 8), AK_OK);
         k[n - 1].tick ^= (int64_t)1 << 62;
         ck_assert_int_eq(ak_key_changed(&k[n - 1]), 1);
+        ck_assert_uint_eq(ak_keys_unchanged(k, n), n - 1);
     }
+    ck_assert_uint_eq(ak_keys_unchanged(NULL, 0), 0);
+    ak_key *bare = ak_keys_append(t, AK_SCALE, 5); /* no stored bytes: changed */
+    ck_assert_uint_eq(ak_keys_unchanged(bare, 5), 0);
     ak_doc_free(doc);
 }
 END_TEST
