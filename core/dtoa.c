@@ -193,22 +193,25 @@ static void to_decimal(int q, uint64_t c, uint64_t c_min, int q_min, uint64_t *f
 static size_t put_decimal(char *buf, int negative, uint64_t f, int e)
 {
     /* Trailing zeros go into the exponent; exact values (x / 4096...)
-     * come out of to_decimal with up to 16 of them: 8, 4, 2, 1 at a time. */
-    while (f && f % 100000000 == 0) {
-        f /= 100000000;
-        e += 8;
-    }
-    if (f % 10000 == 0) {
-        f /= 10000;
-        e += 4;
-    }
-    if (f % 100 == 0) {
-        f /= 100;
-        e += 2;
-    }
+     * come out of to_decimal with up to 16 of them: 8, 4, 2, 1 at a time.
+     * Most numbers have none: one test decides. */
     if (f % 10 == 0) {
-        f /= 10;
-        e += 1;
+        while (f && f % 100000000 == 0) {
+            f /= 100000000;
+            e += 8;
+        }
+        if (f % 10000 == 0) {
+            f /= 10000;
+            e += 4;
+        }
+        if (f % 100 == 0) {
+            f /= 100;
+            e += 2;
+        }
+        if (f % 10 == 0) {
+            f /= 10;
+            e += 1;
+        }
     }
     /* Two digits per division, written back to front from a table of the
      * hundred pairs: half the chain of dependent divisions, no % 10. */
@@ -280,6 +283,28 @@ static size_t put_special(char *buf, int negative, int nan, int zero)
     return n;
 }
 
+/* A value c * 2^q with few fractional bits (x / 4096, x / 1024: what the
+ * game formats store) is exactly f * 10^q with f = c * 5^-q. When f has at
+ * most 15 digits it is also the shortest text that reads back: a decimal
+ * with fewer digits lies at least one unit of f's last digit away, more
+ * than half a unit in the last place of a double. So the digits come
+ * straight from c, without the search. 0 when the value is not of that
+ * kind. */
+static int short_dyadic(uint64_t c, int q, uint64_t *f, int *e)
+{
+    static const uint64_t pow5[] = { 1, 5, 25, 125, 625, 3125, 15625, 78125, 390625, 1953125, 9765625,
+                                     48828125, 244140625, 1220703125, 6103515625, 30517578125, 152587890625,
+                                     762939453125, 3814697265625, 19073486328125, 95367431640625 };
+    int tz = __builtin_ctzll(c);
+    c >>= tz;
+    q += tz;
+    if (q >= 0 || -q >= (int)(sizeof pow5 / sizeof pow5[0]) || c > 999999999999999ull / pow5[-q])
+        return 0;
+    *f = c * pow5[-q];
+    *e = q;
+    return 1;
+}
+
 size_t ak_shortest_double(double v, char *buf)
 {
     uint64_t bits;
@@ -298,7 +323,7 @@ size_t ak_shortest_double(double v, char *buf)
         if (q < 0 && q > -53 && ((c >> -q) << -q) == c) { /* an integer */
             f = c >> -q;
             e = 0;
-        } else {
+        } else if (!short_dyadic(c, q, &f, &e)) {
             to_decimal(q, c, 1ull << 52, -1074, &f, &e);
         }
     } else {

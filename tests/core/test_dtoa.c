@@ -169,6 +169,29 @@ START_TEST(random_doubles)
 }
 END_TEST
 
+/* Values with few fractional bits, as the game formats store them (x /
+ * 4096, x / 1024, halves...), which take a short exact path: every x / 2^s
+ * for s up to 24 over a window of x, and scaled up and down. */
+START_TEST(short_dyadic_values)
+{
+    for (int s = 1; s <= 24; s++)
+        for (int64_t x = -40000; x <= 40000; x += (s > 12 ? 7 : 1))
+            check_double(ldexp((double)x, -s));
+    for (int i = 0; i < 200000; i++) {
+        uint64_t r = next64();
+        check_double(ldexp((double)(int64_t)(r >> 12), -(int)(r % 64))); /* up to 52 significant bits */
+        check_double(ldexp((double)(int32_t)r, (int)(r >> 58) - 40));
+    }
+    char buf[AK_SHORTEST_MAX];
+    ak_shortest_double(2896.0 / 4096.0, buf);
+    ck_assert_str_eq(buf, "0.70703125");
+    ak_shortest_double(-1.0 / 4096.0, buf);
+    ck_assert_str_eq(buf, "-0.000244140625");
+    ak_shortest_double(123456789.0 / 1024.0, buf);
+    ck_assert_str_eq(buf, "120563.2705078125");
+}
+END_TEST
+
 START_TEST(random_floats)
 {
     for (int i = 0; i < 1000000; i++) {
@@ -200,6 +223,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, known_texts);
     tcase_add_test(tc, random_doubles);
+    tcase_add_test(tc, short_dyadic_values);
     tcase_add_test(tc, random_floats);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
