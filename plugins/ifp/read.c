@@ -371,9 +371,10 @@ static ak_status read_anpk_keys(ifp_rd *d, ak_track *t, int32_t frames, double *
     if (!frames)
         return AK_OK;
     size_t n = (size_t)frames;
-    ak_key *keys[3] = { ak_keys_append(t, AK_ROTATION, n), NULL, NULL };
+    /* Every field of these keys is set below. */
+    ak_key *keys[3] = { ak_keys_append_uninit(t, AK_ROTATION, n), NULL, NULL };
     for (int ch = 1; ch <= kind && keys[ch - 1]; ch++)
-        keys[ch] = ak_keys_append(t, ch == 1 ? AK_TRANSLATION : AK_SCALE, n);
+        keys[ch] = ak_keys_append_uninit(t, ch == 1 ? AK_TRANSLATION : AK_SCALE, n);
     /* A rotation's stored bytes are its quaternion and time, which only
      * lie side by side in a KR00 record: the other records are stored as
      * they are and the rotations get a packed copy. */
@@ -389,6 +390,7 @@ static ak_status read_anpk_keys(ifp_rd *d, ak_track *t, int32_t frames, double *
             top = time;
         ak_key *q = &keys[0][i];
         q->time = time;
+        q->tick = 0;
         /* The file holds the conjugate of the engine's rotation. */
         q->v[0] = -f32_at(p);
         q->v[1] = -f32_at(p + 4);
@@ -401,9 +403,11 @@ static ak_status read_anpk_keys(ifp_rd *d, ak_track *t, int32_t frames, double *
         for (int ch = 1; ch <= kind; ch++) {
             ak_key *k = &keys[ch][i];
             k->time = time;
+            k->tick = 0;
             const unsigned char *v = p + 16 + 12 * (ch - 1);
             for (int c = 0; c < 3; c++)
                 k->v[c] = f32_at(v + 4 * c);
+            k->v[3] = 0.0;
         }
     }
     *maxt = top;
