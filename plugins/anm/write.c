@@ -104,10 +104,12 @@ static ak_status prepare_channel(wctx *w, wtrack *wt, int c)
                            "bone '%s': %s key at %g s is outside the frame range of the format", wt->t->bone,
                            ak_channel_name((ak_channel_kind)c), k->time);
         }
-        double r = floor(f + 0.5);
-        if (fabs(f - r) > 1e-4)
+        /* f + 0.5 >= 0 here, so truncation is floor(f + 0.5), without a
+         * library call per key. */
+        uint32_t frame = (uint32_t)(f + 0.5);
+        if (fabs(f - frame) > 1e-4)
             w->rounded++;
-        list[i].frame = (uint32_t)r;
+        list[i].frame = frame;
         list[i].index = i;
         list[i].key = k;
     }
@@ -297,45 +299,104 @@ static size_t unique_sorted(wctx *w, uint32_t *f, size_t n)
     return m;
 }
 
-/* Records exactly where the model (and the stored records) have them. */
+/* The next frame of a track's channels and stored records after the
+ * cursors, or UINT64_MAX when all are used up. */
+static uint64_t next_frame(const wtrack *wt, const size_t at[AK_CHANNELS], size_t ex_at)
+{
+    uint64_t m = UINT64_MAX;
+    for (int c = 0; c < AK_CHANNELS; c++)
+        if (at[c] < wt->n[c] && wt->ch[c][at[c]].frame < m)
+            m = wt->ch[c][at[c]].frame;
+    if (ex_at < wt->nex && wt->ex[ex_at].frame < m)
+        m = wt->ex[ex_at].frame;
+    return m;
+}
+
+/* A stored record whose channels were all deleted goes away unless it
+ * carries a mesh or never had a channel. */
+static int keep_record(const wrec *r)
+{
+    return r->has || (r->ex && (extra_has_mesh(r->ex) || !(r->ex->flags & ANM_F_DERIVED)));
+}
+
+/* natural_records when every key lies on a stored record (a document as
+ * read, values edited or not): the records' frames are the union, one
+ * walk along them. 1 when done; 0 when some key lies elsewhere (nothing
+ * is kept); -1 out of memory. */
+static int records_on_extras(wctx *w, wtrack *wt, uint32_t bone)
+{
+    if (!wt->nex)
+        return 0;
+    wt->recs = ak_job_alloc(w->job, wt->nex, sizeof *wt->recs);
+    if (!wt->recs)
+        return -1;
+    size_t at[AK_CHANNELS] = { 0 };
+    for (size_t i = 0; i < wt->nex; i++) {
+        wrec *r = &wt->recs[wt->nrec]; /* zeroed */
+        r->frame = wt->ex[i].frame;
+        r->bone = bone;
+        r->ex = &wt->ex[i];
+        for (int c = 0; c < AK_CHANNELS; c++) {
+            if (at[c] == wt->n[c] || wt->ch[c][at[c]].frame > r->frame)
+                continue;
+            if (wt->ch[c][at[c]].frame < r->frame)
+                goto elsewhere;
+            r->key[c] = wt->ch[c][at[c]++].key;
+            r->has |= HAS(c);
+        }
+        if (keep_record(r))
+            wt->nrec++;
+        else
+            memset(r, 0, sizeof *r);
+    }
+    for (int c = 0; c < AK_CHANNELS; c++)
+        if (at[c] < wt->n[c])
+            goto elsewhere;
+    return 1;
+elsewhere:
+    ak_job_free(w->job, wt->recs);
+    wt->recs = NULL;
+    wt->nrec = 0;
+    return 0;
+}
+
+/* Records exactly where the model (and the stored records) have them.
+ * The channels and the stored records each ascend without repeats
+ * (prepare_channel, prepare_extras): merged with one cursor each, once
+ * to count the frames and once to fill the records. */
 static ak_status natural_records(wctx *w, wtrack *wt, uint32_t bone)
 {
-    size_t n;
-    uint32_t *f = track_frames(w, wt, UINT32_MAX, UINT32_MAX, &n);
-    if (!f)
-        return nomem(w);
-    n = unique_sorted(w, f, n);
-    wt->recs = ak_job_alloc(w->job, n, sizeof *wt->recs);
-    if (!wt->recs) {
-        ak_job_free(w->job, f);
-        return nomem(w);
+    int done = records_on_extras(w, wt, bone);
+    if (done)
+        return done > 0 ? AK_OK : nomem(w);
+    size_t at[AK_CHANNELS] = { 0 }, ex_at = 0, n = 0;
+    for (uint64_t f; (f = next_frame(wt, at, ex_at)) != UINT64_MAX; n++) {
+        for (int c = 0; c < AK_CHANNELS; c++)
+            if (at[c] < wt->n[c] && wt->ch[c][at[c]].frame == f)
+                at[c]++;
+        if (ex_at < wt->nex && wt->ex[ex_at].frame == f)
+            ex_at++;
     }
-    /* f, the channels and the extras ascend: one cursor each instead of
-     * a search per frame. */
-    size_t at[AK_CHANNELS] = { 0 }, ex_at = 0;
-    for (size_t i = 0; i < n; i++) {
+    wt->recs = ak_job_alloc(w->job, n, sizeof *wt->recs);
+    if (!wt->recs)
+        return nomem(w);
+    memset(at, 0, sizeof at);
+    ex_at = 0;
+    for (uint64_t f; (f = next_frame(wt, at, ex_at)) != UINT64_MAX;) {
         wrec r;
         memset(&r, 0, sizeof r);
-        r.frame = f[i];
+        r.frame = (uint32_t)f;
         r.bone = bone;
-        for (int c = 0; c < AK_CHANNELS; c++) {
-            while (at[c] < wt->n[c] && wt->ch[c][at[c]].frame < f[i])
-                at[c]++;
-            if (at[c] < wt->n[c] && wt->ch[c][at[c]].frame == f[i]) {
-                r.key[c] = wt->ch[c][at[c]].key;
+        for (int c = 0; c < AK_CHANNELS; c++)
+            if (at[c] < wt->n[c] && wt->ch[c][at[c]].frame == f) {
+                r.key[c] = wt->ch[c][at[c]++].key;
                 r.has |= HAS(c);
             }
-        }
-        while (ex_at < wt->nex && wt->ex[ex_at].frame < f[i])
-            ex_at++;
-        r.ex = ex_at < wt->nex && wt->ex[ex_at].frame == f[i] ? &wt->ex[ex_at] : NULL;
-        /* A stored record whose channels were all deleted goes away unless
-         * it carries a mesh or never had a channel. */
-        if (!r.has && !(r.ex && (extra_has_mesh(r.ex) || !(r.ex->flags & ANM_F_DERIVED))))
-            continue;
-        wt->recs[wt->nrec++] = r;
+        if (ex_at < wt->nex && wt->ex[ex_at].frame == f)
+            r.ex = &wt->ex[ex_at++];
+        if (keep_record(&r))
+            wt->recs[wt->nrec++] = r;
     }
-    ak_job_free(w->job, f);
     return AK_OK;
 }
 
