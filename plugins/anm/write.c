@@ -66,6 +66,8 @@ typedef struct wctx {
     uint32_t frms;
     wtrack *tr;
     size_t ntr;
+    wrec **lay;          /* layout mode: the records in layout order */
+    unsigned char *buf;  /* CHUNK_BUF bytes: an FRM2/FRM3 chunk being built */
     unsigned rounded, merged, badrot;
 } wctx;
 
@@ -528,12 +530,6 @@ static ak_status generate_records(wctx *w, wtrack *wt, uint32_t bone, uint32_t l
 
 /* ---- layout check ---- */
 
-typedef struct lay_chunk {
-    uint8_t kind;
-    uint32_t frame, n;
-    const unsigned char *bones;
-} lay_chunk;
-
 static wrec *find_rec(wtrack *wt, uint32_t frame)
 {
     /* Layouts list a bone's records in frame order: try the one after the
@@ -555,34 +551,38 @@ static wrec *find_rec(wtrack *wt, uint32_t frame)
     return NULL;
 }
 
-/* 1 if the layout prop is well formed and names exactly the records. */
+/* 1 if the layout prop is well formed and names exactly the records,
+ * which w->lay then lists in its order; 0 if not; -1 out of memory. */
 static int layout_matches(wctx *w, const ak_prop *lp)
 {
     if (!lp || lp->type != AK_PROP_BYTES)
         return 0;
+    size_t have = 0;
+    for (size_t t = 0; t < w->ntr; t++)
+        have += w->tr[t].nrec;
+    w->lay = ak_job_alloc(w->job, have, sizeof *w->lay);
+    if (!w->lay)
+        return -1;
     size_t total = 0, p = 0;
     while (p < lp->size) {
         if (lp->size - p < 9)
             return 0;
         uint8_t kind = lp->data[p];
-        uint32_t frame = ak_load_u32(lp->data + p + 1), n = ak_load_u32(lp->data + p + 5);
+        uint32_t frame = anm_load_u32(lp->data + p + 1), n = anm_load_u32(lp->data + p + 5);
         p += 9;
         if (kind > ANM_TAG_FRM3 || n > (lp->size - p) / 4)
             return 0;
         for (uint32_t i = 0; i < n; i++, p += 4) {
-            uint32_t bone = ak_load_u32(lp->data + p);
+            uint32_t bone = anm_load_u32(lp->data + p);
             if (bone >= w->ntr)
                 return 0;
             wrec *r = find_rec(&w->tr[bone], frame);
             if (!r || r->used)
                 return 0;
             r->used = 1;
-            total++;
+            w->lay[total++] = r; /* each record once: total < have */
         }
     }
-    size_t have = 0;
-    for (size_t t = 0; t < w->ntr; t++)
-        have += w->tr[t].nrec;
     return total == have;
 }
 
@@ -603,7 +603,16 @@ static void emit_mesh(wctx *w, const wrec *r)
         ak_put(w->out, wt->mesh + r->ex->mesh_off, r->ex->mesh_size);
 }
 
-static ak_status emit_frm2_key(wctx *w, const wrec *r)
+/* An FRM2/FRM3 key record up to its mesh body: bone, flags, three
+ * float[3], the mesh size. */
+#define KEY_HEAD_MAX (3 + 36 + 4)
+/* A chunk gathers in wctx.buf and goes to the sink in one call (a mesh
+ * body goes straight): tag, a frame number of up to 4 bytes, the count
+ * and at most 255 records. */
+#define CHUNK_BUF (4 + 4 + 1 + 255 * KEY_HEAD_MAX)
+
+/* Appends one key record to the chunk in w->buf (*used bytes so far). */
+static ak_status emit_frm2_key(wctx *w, const wrec *r, size_t *used)
 {
     if (r->bone > 255)
         return ak_fail(w->job, AK_E_UNSUPPORTED, -1,
@@ -622,8 +631,7 @@ static ak_status emit_frm2_key(wctx *w, const wrec *r)
         flags |= ANM_F_MESH;
     if (mirrored_bit(w, r))
         flags |= ANM_F_MIRROR;
-    /* The record is built here and written with one call. */
-    unsigned char b[3 + 36];
+    unsigned char *b = w->buf + *used;
     size_t len = 3;
     b[0] = (unsigned char)r->bone;
     b[1] = (unsigned char)(flags & 0xFFu);
@@ -640,9 +648,15 @@ static ak_status emit_frm2_key(wctx *w, const wrec *r)
         enc_vec(r->key[CH_SCALE], 1.0, b + len);
         len += 12;
     }
-    ak_put(w->out, b, len);
-    if (flags & ANM_F_MESH)
-        emit_mesh(w, r);
+    if (flags & ANM_F_MESH) {
+        anm_store_u32(b + len, r->ex->mesh_size);
+        ak_put(w->out, w->buf, *used + len + 4);
+        *used = 0;
+        if (r->ex->mesh_size) /* an empty blob may have no mesh prop: no arithmetic on NULL */
+            ak_put(w->out, w->tr[r->bone].mesh + r->ex->mesh_off, r->ex->mesh_size);
+        return AK_OK;
+    }
+    *used += len;
     return AK_OK;
 }
 
@@ -732,12 +746,15 @@ static ak_status emit_chunk(wctx *w, int tag, uint32_t frame, wrec *const *recs,
                 return AK_E_UNSUPPORTED;
         return AK_OK;
     }
+    unsigned char *b = w->buf;
+    size_t len = 4;
     if (tag == ANM_TAG_FRM2) {
         if (frame > 0xFFFFu)
             return ak_fail(w->job, AK_E_UNSUPPORTED, -1,
                            "frame %u does not fit FRM2's 16-bit frame number (write variant=frm3)", frame);
-        ak_put(w->out, "FRM2", 4);
-        ak_put_u16(w->out, (uint16_t)frame);
+        memcpy(b, "FRM2", 4);
+        b[len++] = (unsigned char)frame;
+        b[len++] = (unsigned char)(frame >> 8);
     } else {
         if (w->frms == 0)
             return ak_fail(w->job, AK_E_UNSUPPORTED, -1, "FRM3 needs FRMS > 0 for its frame-number width");
@@ -746,18 +763,15 @@ static ak_status emit_chunk(wctx *w, int tag, uint32_t frame, wrec *const *recs,
             return ak_fail(w->job, AK_E_UNSUPPORTED, -1,
                            "frame %u does not fit FRM3's %d-bit frame number for FRMS = %u", frame, wd * 8,
                            w->frms);
-        ak_put(w->out, "FRM3", 4);
-        if (wd == 1)
-            ak_put_u8(w->out, (uint8_t)frame);
-        else if (wd == 2)
-            ak_put_u16(w->out, (uint16_t)frame);
-        else
-            ak_put_u32(w->out, frame);
+        memcpy(b, "FRM3", 4);
+        for (int i = 0; i < wd; i++)
+            b[len++] = (unsigned char)(frame >> (8 * i));
     }
-    ak_put_u8(w->out, (uint8_t)n);
+    b[len++] = (unsigned char)n;
     for (size_t i = 0; i < n; i++)
-        if (emit_frm2_key(w, recs[i]) != AK_OK)
+        if (emit_frm2_key(w, recs[i], &len) != AK_OK)
             return AK_E_UNSUPPORTED;
+    ak_put(w->out, b, len);
     return AK_OK;
 }
 
@@ -778,33 +792,20 @@ static ak_status emit_group(wctx *w, int tag, uint32_t frame, wrec *const *recs,
     return AK_OK;
 }
 
+/* The chunks as the layout prop lists them, their records as
+ * layout_matches found them. */
 static ak_status emit_layout(wctx *w, const ak_prop *lp)
 {
-    for (size_t t = 0; t < w->ntr; t++)
-        w->tr[t].hint = 0; /* layout_matches walked them */
-    size_t p = 0;
-    wrec **list = NULL;
-    size_t cap = 0;
+    size_t p = 0, at = 0;
     ak_status s = AK_OK;
     while (s == AK_OK && p < lp->size) {
         uint8_t kind = lp->data[p];
-        uint32_t frame = ak_load_u32(lp->data + p + 1), n = ak_load_u32(lp->data + p + 5);
-        p += 9;
-        if (n > cap) {
-            wrec **q = ak_job_realloc(w->job, list, n, sizeof *q);
-            if (!q) {
-                s = nomem(w);
-                break;
-            }
-            list = q;
-            cap = n;
-        }
-        for (uint32_t i = 0; i < n; i++, p += 4)
-            list[i] = find_rec(&w->tr[ak_load_u32(lp->data + p)], frame);
+        uint32_t frame = anm_load_u32(lp->data + p + 1), n = anm_load_u32(lp->data + p + 5);
+        p += 9 + 4 * (size_t)n;
         int tag = w->forced_tag >= 0 ? w->forced_tag : kind;
-        s = emit_group(w, tag, frame, list, n);
+        s = emit_group(w, tag, frame, w->lay + at, n);
+        at += n;
     }
-    ak_job_free(w->job, list);
     return s;
 }
 
@@ -967,6 +968,8 @@ static ak_status write_clip(wctx *w)
     const ak_prop *fp = ak_prop_get(cp, ANM_P_FRMS);
     const ak_prop *lp = ak_prop_get(cp, ANM_P_LAYOUT);
     int layout = layout_matches(w, lp);
+    if (layout < 0)
+        return nomem(w);
     if (layout && fp && fp->type == AK_PROP_INT && fp->i >= 0 && fp->i <= UINT32_MAX) {
         w->frms = (uint32_t)fp->i;
     } else {
@@ -1016,6 +1019,9 @@ static ak_status write_clip(wctx *w)
     }
     if (form == 1 && w->ntr == 0 && ncmnt == 0)
         return AK_OK;
+    w->buf = ak_job_alloc(w->job, CHUNK_BUF, 1);
+    if (!w->buf)
+        return nomem(w);
     ak_put(out, "BMAP", 4);
     ak_put_u32(out, (uint32_t)w->ntr);
     for (size_t t = 0; t < w->ntr; t++)
@@ -1044,6 +1050,8 @@ ak_status anm_write(ak_job *job, const ak_doc *doc, ak_sink *out)
         ak_job_free(job, w.tr[t].recs);
     }
     ak_job_free(job, w.tr);
+    ak_job_free(job, w.lay);
+    ak_job_free(job, w.buf);
     if (s == AK_OK && ak_sink_failed(out))
         s = ak_fail(job, AK_E_NOMEM, -1, "out of memory while encoding");
     return s;
