@@ -119,7 +119,7 @@ static inline void anm_quat_from_xyz(const float xyz[3], double q[4])
     q[0] = x;
     q[1] = y;
     q[2] = z;
-    q[3] = sqrt(rest > 0.0 ? rest : 0.0);
+    q[3] = rest > 0.0 ? sqrt(rest) : 0.0;
 }
 /* Model quaternion -> the three floats to store: normalised, sign chosen so
  * that the rebuilt w is >= 0. Returns 0 if q was not finite or zero (then

@@ -817,21 +817,28 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
         ak_warn(job, 8, "frame %u lies beyond FRMS = %u (frame_max = FRMS - 1)", max_frame, st->frms);
         clip->duration = max_frame / fps;
     }
-    /* Every bone's records table and mesh bodies, taken from one block
-     * each. */
-    unsigned char *table = ak_job_alloc(job, st->nrec, ANM_EXTRA_SIZE);
+    /* Room for the largest bone's records table, used bone after bone,
+     * and for every bone's mesh bodies. */
+    size_t most = 0, from = 0;
+    for (uint32_t b = 0; b < st->bones; b++) {
+        if (st->bone_end[b] - from > most)
+            most = st->bone_end[b] - from;
+        from = st->bone_end[b];
+    }
+    unsigned char *table = ak_job_alloc(job, most, ANM_EXTRA_SIZE);
     unsigned char *mesh = table ? ak_job_alloc(job, st->mesh_bytes, 1) : NULL;
     if (!mesh) {
         ak_job_free(job, table);
         return AK_E_NOMEM;
     }
     unsigned char *mesh_at = mesh;
-    size_t mesh_total = 0, from = 0;
+    size_t mesh_total = 0;
     unsigned bad = 0;
+    from = 0;
     for (uint32_t b = 0; b < st->bones && s == AK_OK; b++) {
         size_t to = st->bone_end[b];
-        s = build_track(st, doc, clip->tracks[b], st->sorted + from, to - from, fps, table + from * ANM_EXTRA_SIZE,
-                        &mesh_at, &mesh_total, &bad);
+        s = build_track(st, doc, clip->tracks[b], st->sorted + from, to - from, fps, table, &mesh_at, &mesh_total,
+                        &bad);
         from = to;
     }
     ak_job_free(job, table);

@@ -29,16 +29,15 @@ enum { CH_ROT = AK_ROTATION, CH_POS = AK_TRANSLATION, CH_SCALE = AK_SCALE, CH_VI
 
 typedef struct wch {
     uint32_t frame;
-    size_t index; /* position in the channel, for stable ordering */
-    const ak_key *key;
+    const ak_key *key; /* its address orders keys of one frame as the channel does */
 } wch;
 
 typedef struct wrec {
     uint32_t frame, bone;
+    unsigned short has;             /* HAS(channel) bits */
+    unsigned short used;
     const ak_key *key[AK_CHANNELS]; /* key at the frame, or the sampled source; NULL = default */
-    unsigned has;                   /* HAS(channel) bits */
     const anm_extra *ex;
-    int used;
 } wrec;
 
 typedef struct wtrack {
@@ -78,7 +77,7 @@ static int cmp_wch(const void *a, const void *b)
     const wch *x = a, *y = b;
     if (x->frame != y->frame)
         return x->frame < y->frame ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
+    return x->key < y->key ? -1 : x->key > y->key;
 }
 
 static int cmp_extra(const void *a, const void *b)
@@ -97,10 +96,12 @@ static ak_status prepare_channel(wctx *w, wtrack *wt, int c)
     wch *list = ak_job_alloc(w->job, ch->count, sizeof *list);
     if (!list)
         return nomem(w);
+    size_t n = 0;
+    int ordered = 1;
     for (size_t i = 0; i < ch->count; i++) {
         const ak_key *k = &ch->keys[i];
         double f = k->time * w->fps;
-        if (!isfinite(f) || f < -0.5 || f >= 4294967295.0) {
+        if (!(f >= -0.5 && f < 4294967295.0)) { /* NaN and infinities too */
             ak_job_free(w->job, list);
             return ak_fail(w->job, AK_E_DATA, -1,
                            "bone '%s': %s key at %g s is outside the frame range of the format", wt->t->bone,
@@ -111,23 +112,30 @@ static ak_status prepare_channel(wctx *w, wtrack *wt, int c)
         uint32_t frame = (uint32_t)(f + 0.5);
         if (fabs(f - frame) > 1e-4)
             w->rounded++;
-        list[i].frame = frame;
-        list[i].index = i;
-        list[i].key = k;
-    }
-    size_t s = 1;
-    while (s < ch->count && list[s].frame >= list[s - 1].frame)
-        s++;
-    if (s < ch->count) /* keys out of order (edited): sort, keeping equal frames in order */
-        qsort(list, ch->count, sizeof *list, cmp_wch);
-    size_t n = 0;
-    for (size_t i = 0; i < ch->count; i++) {
-        if (n && list[n - 1].frame == list[i].frame) {
-            list[n - 1] = list[i]; /* the later key wins */
+        /* Of keys on one frame the later wins; merged as they come while
+         * the frames ascend (as read, they always do). */
+        wch e = { frame, k };
+        if (n && ordered && list[n - 1].frame == frame) {
+            list[n - 1] = e;
             w->merged++;
-        } else {
-            list[n++] = list[i];
+            continue;
         }
+        if (n && frame < list[n - 1].frame)
+            ordered = 0;
+        list[n++] = e;
+    }
+    if (!ordered) { /* keys out of order (edited): sort, keeping equal frames in order */
+        qsort(list, n, sizeof *list, cmp_wch);
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (m && list[m - 1].frame == list[i].frame) {
+                list[m - 1] = list[i];
+                w->merged++;
+            } else {
+                list[m++] = list[i];
+            }
+        }
+        n = m;
     }
     wt->ch[c] = list;
     wt->n[c] = n;
@@ -154,6 +162,7 @@ static ak_status prepare_extras(wctx *w, wtrack *wt)
     if (!wt->ex)
         return nomem(w);
     unsigned dropped = 0;
+    int strict = 1; /* frames strictly ascending, as read: nothing to sort or merge */
     for (size_t i = 0; i < n; i++) {
         anm_extra *e = &wt->ex[i];
         anm_extra_load(rp->data + i * ANM_EXTRA_SIZE, e);
@@ -164,10 +173,15 @@ static ak_status prepare_extras(wctx *w, wtrack *wt)
         }
         if (e->kind > ANM_TAG_FRM3)
             e->kind = ANM_TAG_FRM2;
+        if (i && e->frame <= e[-1].frame)
+            strict = 0;
     }
     if (dropped)
         ak_warn(w->job, -1, "bone '%s': %u mesh blobs point outside %s and are dropped", wt->t->bone, dropped,
                 ANM_P_MESH);
+    wt->nex = n;
+    if (strict)
+        return AK_OK;
     size_t s = 1;
     while (s < n && wt->ex[s].frame >= wt->ex[s - 1].frame)
         s++;
@@ -333,12 +347,17 @@ static int records_on_extras(wctx *w, wtrack *wt, uint32_t bone)
     if (!wt->recs)
         return -1;
     size_t at[AK_CHANNELS] = { 0 };
+    int act[AK_CHANNELS], nact = 0; /* the channels with keys */
+    for (int c = 0; c < AK_CHANNELS; c++)
+        if (wt->n[c])
+            act[nact++] = c;
     for (size_t i = 0; i < wt->nex; i++) {
         wrec *r = &wt->recs[wt->nrec]; /* zeroed */
         r->frame = wt->ex[i].frame;
         r->bone = bone;
         r->ex = &wt->ex[i];
-        for (int c = 0; c < AK_CHANNELS; c++) {
+        for (int j = 0; j < nact; j++) {
+            int c = act[j];
             if (at[c] == wt->n[c] || wt->ch[c][at[c]].frame > r->frame)
                 continue;
             if (wt->ch[c][at[c]].frame < r->frame)
@@ -950,10 +969,10 @@ static ak_status write_clip(wctx *w)
             s = natural_records(w, wt, (uint32_t)t);
         if (s != AK_OK)
             return s;
-        for (size_t i = 0; i < wt->nrec; i++) {
+        if (wt->nrec) { /* records ascend by frame */
             any = 1;
-            if (wt->recs[i].frame > max_frame)
-                max_frame = wt->recs[i].frame;
+            if (wt->recs[wt->nrec - 1].frame > max_frame)
+                max_frame = wt->recs[wt->nrec - 1].frame;
         }
     }
     if (w->rounded)
