@@ -499,28 +499,37 @@ static ak_status fill_flush(chan_fill *cf)
     return s;
 }
 
-/* Sets the channel's next key: tick, time, v and `size` stored bytes. */
-static inline ak_status fill_key(chan_fill *cf, uint32_t frame, double time, const double *v, int nv,
-                                 const unsigned char *raw, size_t size)
+/* The channel's next key with its tick, time and `size` stored bytes; the
+ * caller sets v. NULL when the channel is full (not counted beforehand:
+ * cannot happen) or the run's bytes could not be attached. */
+static inline ak_key *fill_key(chan_fill *cf, uint32_t frame, double time, const unsigned char *raw, size_t size)
 {
     if (cf->next == cf->end)
-        return AK_E_NOMEM; /* not counted beforehand: cannot happen */
+        return NULL;
     if (size != cf->run_size) {
-        ak_status s = fill_flush(cf);
-        if (s != AK_OK)
-            return s;
+        if (fill_flush(cf) != AK_OK)
+            return NULL;
         cf->run_size = size;
     }
     ak_key *k = cf->next++;
     k->tick = frame;
     k->time = time;
-    for (int i = 0; i < nv; i++)
-        k->v[i] = v[i];
     if (size) {
         memcpy(cf->raw, raw, size);
         cf->raw += size;
     }
-    return AK_OK;
+    return k;
+}
+
+/* Three stored floats into v[0..2], straight into the key (no copy
+ * through a local array). */
+static inline void load_vec(const unsigned char *p, double *v)
+{
+    float f[3];
+    load_floats(p, f, 3);
+    v[0] = f[0];
+    v[1] = f[1];
+    v[2] = f[2];
 }
 
 /* The keys of one FRMN BONE block. */
@@ -528,62 +537,65 @@ static ak_status fill_frmn(reader_state *st, chan_fill *cf, const rec *x, const 
                            unsigned *bad_mats)
 {
     const unsigned char *d = st->data;
-    ak_status s = AK_OK;
+    ak_key *k;
     if (p->rot != SIZE_MAX) {
-        float m[9], f[3];
-        double q[4], sc[3], pv[3];
+        float m[9];
+        double q[4], sc[3];
         int mir;
         load_floats(d + p->rot, m, 9);
-        load_floats(d + p->pos, f, 3);
         if (!anm_matrix_decode(m, q, sc, &mir))
             (*bad_mats)++;
-        for (int a = 0; a < 3; a++)
-            pv[a] = f[a];
-        s = fill_key(&cf[AK_ROTATION], x->frame, time, q, 4, d + p->rot, 36);
-        if (s == AK_OK)
-            s = fill_key(&cf[AK_TRANSLATION], x->frame, time, pv, 3, d + p->pos, 12);
-        if (s == AK_OK && (x->flags & ANM_F_SCALE))
-            s = fill_key(&cf[AK_SCALE], x->frame, time, sc, 3, NULL, 0);
+        if (!(k = fill_key(&cf[AK_ROTATION], x->frame, time, d + p->rot, 36)))
+            return AK_E_NOMEM;
+        memcpy(k->v, q, sizeof q);
+        if (!(k = fill_key(&cf[AK_TRANSLATION], x->frame, time, d + p->pos, 12)))
+            return AK_E_NOMEM;
+        load_vec(d + p->pos, k->v);
+        if (x->flags & ANM_F_SCALE) {
+            if (!(k = fill_key(&cf[AK_SCALE], x->frame, time, NULL, 0)))
+                return AK_E_NOMEM;
+            memcpy(k->v, sc, sizeof sc);
+        }
     }
-    if (s == AK_OK && p->visi != SIZE_MAX) {
-        double v = anm_load_u32(d + p->visi) != 0 ? 1.0 : 0.0;
-        s = fill_key(&cf[AK_VISIBILITY], x->frame, time, &v, 1, d + p->visi, 4);
+    if (p->visi != SIZE_MAX) {
+        if (!(k = fill_key(&cf[AK_VISIBILITY], x->frame, time, d + p->visi, 4)))
+            return AK_E_NOMEM;
+        k->v[0] = anm_load_u32(d + p->visi) != 0 ? 1.0 : 0.0;
     }
-    return s;
+    return AK_OK;
 }
 
 /* The keys of one FRM2 / FRM3 record. */
 static ak_status fill_frm2(reader_state *st, chan_fill *cf, const rec *x, const payload *p, double time)
 {
     const unsigned char *d = st->data;
-    ak_status s = AK_OK;
-    float f[3];
-    double v[4];
+    ak_key *k;
     if (p->pos != SIZE_MAX) {
-        load_floats(d + p->pos, f, 3);
-        for (int a = 0; a < 3; a++)
-            v[a] = f[a];
-        s = fill_key(&cf[AK_TRANSLATION], x->frame, time, v, 3, d + p->pos, 12);
+        if (!(k = fill_key(&cf[AK_TRANSLATION], x->frame, time, d + p->pos, 12)))
+            return AK_E_NOMEM;
+        load_vec(d + p->pos, k->v);
     }
-    if (s == AK_OK && p->rot != SIZE_MAX) {
+    if (p->rot != SIZE_MAX) {
+        float f[3];
+        if (!(k = fill_key(&cf[AK_ROTATION], x->frame, time, d + p->rot, 12)))
+            return AK_E_NOMEM;
         load_floats(d + p->rot, f, 3);
-        anm_quat_from_xyz(f, v);
-        s = fill_key(&cf[AK_ROTATION], x->frame, time, v, 4, d + p->rot, 12);
+        anm_quat_from_xyz(f, k->v);
     }
-    if (s == AK_OK && p->scale != SIZE_MAX) {
-        load_floats(d + p->scale, f, 3);
-        for (int a = 0; a < 3; a++)
-            v[a] = f[a];
-        s = fill_key(&cf[AK_SCALE], x->frame, time, v, 3, d + p->scale, 12);
+    if (p->scale != SIZE_MAX) {
+        if (!(k = fill_key(&cf[AK_SCALE], x->frame, time, d + p->scale, 12)))
+            return AK_E_NOMEM;
+        load_vec(d + p->scale, k->v);
     }
-    if (s == AK_OK && (x->flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF))) {
+    if (x->flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF)) {
         /* Both bits at once (never seen) read as visible; the raw byte
          * keeps them. */
         unsigned char bits = (unsigned char)(x->flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF));
-        v[0] = (bits & ANM_F_VIS_ON) ? 1.0 : 0.0;
-        s = fill_key(&cf[AK_VISIBILITY], x->frame, time, v, 1, &bits, 1);
+        if (!(k = fill_key(&cf[AK_VISIBILITY], x->frame, time, &bits, 1)))
+            return AK_E_NOMEM;
+        k->v[0] = (bits & ANM_F_VIS_ON) ? 1.0 : 0.0;
     }
-    return s;
+    return AK_OK;
 }
 
 /* Keys, records table and mesh blob of one bone. `table` has room for
@@ -648,14 +660,26 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **s
         payload p = payload_of(x);
         double time = x->frame / fps;
         s = x->kind == ANM_TAG_FRMN ? fill_frmn(st, cf, x, &p, time, bad_mats) : fill_frm2(st, cf, x, &p, time);
-        anm_extra e = { x->frame, x->flags, x->kind, x->order, 0, 0 };
-        if (p.mesh != SIZE_MAX) {
-            e.mesh_off = (uint32_t)mesh_at;
-            e.mesh_size = x->mesh_size;
-            memcpy(bone_mesh + mesh_at, st->data + p.mesh, x->mesh_size);
-            mesh_at += x->mesh_size;
+    }
+    /* The records table; the mesh bodies in frame order. Written field by
+     * field: a struct copied in would be assembled on the stack first. */
+    for (size_t i = 0; i < n && s == AK_OK; i++) {
+        const rec *x = sorted[i];
+        unsigned char *e = table + i * ANM_EXTRA_SIZE;
+        uint32_t mesh_off = 0, mesh_size = 0;
+        if (x->flags & ANM_F_MESH) {
+            mesh_off = (uint32_t)mesh_at;
+            mesh_size = x->mesh_size;
+            memcpy(bone_mesh + mesh_at, st->data + payload_of(x).mesh, mesh_size);
+            mesh_at += mesh_size;
         }
-        anm_extra_store(table + i * ANM_EXTRA_SIZE, &e);
+        anm_store_u32(e, x->frame);
+        e[4] = (unsigned char)x->flags;
+        e[5] = (unsigned char)(x->flags >> 8);
+        e[6] = x->kind;
+        e[7] = x->order;
+        anm_store_u32(e + 8, mesh_off);
+        anm_store_u32(e + 12, mesh_size);
     }
     for (int c = 0; c < AK_CHANNELS && s == AK_OK; c++)
         s = fill_flush(&cf[c]);
