@@ -818,13 +818,17 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
         size_t clen = 0;
         while (clen < n && name[clen])
             clen++;
-        char *tmp = ak_job_alloc(job, (size_t)clen + 1, 1);
+        /* The name NUL-terminated: on the stack when short (bone names
+         * are), scratch otherwise. */
+        char small[128];
+        char *tmp = clen < sizeof small ? small : ak_job_alloc(job, (size_t)clen + 1, 1);
         if (!tmp)
             return AK_E_NOMEM;
         memcpy(tmp, name, clen);
         tmp[clen] = '\0';
         ak_track *t = ak_track_add(clip, tmp);
-        ak_job_free(job, tmp);
+        if (tmp != small)
+            ak_job_free(job, tmp);
         if (!t)
             return ak_fail(job, AK_E_NOMEM, (int64_t)off, "out of memory");
         if (clen != n && ak_prop_set_bytes(doc, &t->props, ANM_P_NAME, name, n) != AK_OK)
