@@ -49,8 +49,10 @@ typedef struct wtrack {
     const unsigned char *mesh;
     size_t mesh_size;
     int mirrored;
+    const ak_prop *records;          /* the track's ANM_P_RECORDS, when well formed */
     wrec *recs;
     size_t nrec;
+
     size_t hint; /* find_rec: where the next record is likely */
 } wtrack;
 
@@ -66,6 +68,9 @@ typedef struct wctx {
     wtrack *tr;
     size_t ntr;
     wrec **lay;          /* layout mode: the records in layout order */
+    /* Scratch of every track in one block (tracks take slices): the
+     * channel lists, then the stored records. */
+    wch *pool;
     unsigned char *buf;  /* CHUNK_BUF bytes: an FRM2/FRM3 chunk being built */
     unsigned rounded, merged, badrot;
 } wctx;
@@ -88,21 +93,18 @@ static int cmp_extra(const void *a, const void *b)
 
 /* ---- per-track preparation ---- */
 
-static ak_status prepare_channel(wctx *w, wtrack *wt, int c)
+/* The channel's keys as frames into `list` (room for all of them). */
+static ak_status prepare_channel(wctx *w, wtrack *wt, int c, wch *list)
 {
     const ak_channel *ch = &wt->t->channel[c];
     if (!ch->count)
         return AK_OK;
-    wch *list = ak_job_alloc(w->job, ch->count, sizeof *list);
-    if (!list)
-        return nomem(w);
     size_t n = 0;
     int ordered = 1;
     for (size_t i = 0; i < ch->count; i++) {
         const ak_key *k = &ch->keys[i];
         double f = k->time * w->fps;
         if (!(f >= -0.5 && f < 4294967295.0)) { /* NaN and infinities too */
-            ak_job_free(w->job, list);
             return ak_fail(w->job, AK_E_DATA, -1,
                            "bone '%s': %s key at %g s is outside the frame range of the format", wt->t->bone,
                            ak_channel_name((ak_channel_kind)c), k->time);
@@ -142,25 +144,34 @@ static ak_status prepare_channel(wctx *w, wtrack *wt, int c)
     return AK_OK;
 }
 
-static ak_status prepare_extras(wctx *w, wtrack *wt)
+/* The stored records as ANM_P_RECORDS holds them, when well formed (else
+ * NULL, with a warning when malformed). */
+static const ak_prop *records_prop(wctx *w, const ak_track *t)
 {
-    const ak_prop *rp = ak_prop_get(&wt->t->props, ANM_P_RECORDS);
+    const ak_prop *rp = ak_prop_get(&t->props, ANM_P_RECORDS);
+    if (!rp || rp->type != AK_PROP_BYTES || rp->size == 0)
+        return NULL;
+    if (rp->size % ANM_EXTRA_SIZE) {
+        ak_warn(w->job, -1, "bone '%s': property %s is malformed and ignored", t->bone, ANM_P_RECORDS);
+        return NULL;
+    }
+    return rp;
+}
+
+/* The stored records (wt->records) into `ex` (room for all of them). */
+static ak_status prepare_extras(wctx *w, wtrack *wt, anm_extra *ex)
+{
+    const ak_prop *rp = wt->records;
     const ak_prop *mp = ak_prop_get(&wt->t->props, ANM_P_MESH);
     wt->mirrored = ak_prop_int(&wt->t->props, ANM_P_MIRRORED, 0) != 0;
     if (mp && mp->type == AK_PROP_BYTES) {
         wt->mesh = mp->data;
         wt->mesh_size = mp->size;
     }
-    if (!rp || rp->type != AK_PROP_BYTES || rp->size == 0)
+    if (!rp)
         return AK_OK;
-    if (rp->size % ANM_EXTRA_SIZE) {
-        ak_warn(w->job, -1, "bone '%s': property %s is malformed and ignored", wt->t->bone, ANM_P_RECORDS);
-        return AK_OK;
-    }
     size_t n = rp->size / ANM_EXTRA_SIZE;
-    wt->ex = ak_job_alloc(w->job, n, sizeof *wt->ex);
-    if (!wt->ex)
-        return nomem(w);
+    wt->ex = ex;
     unsigned dropped = 0;
     int strict = 1; /* frames strictly ascending, as read: nothing to sort or merge */
     for (size_t i = 0; i < n; i++) {
@@ -337,15 +348,13 @@ static int keep_record(const wrec *r)
 
 /* natural_records when every key lies on a stored record (a document as
  * read, values edited or not): the records' frames are the union, one
- * walk along them. 1 when done; 0 when some key lies elsewhere (nothing
- * is kept); -1 out of memory. */
-static int records_on_extras(wctx *w, wtrack *wt, uint32_t bone)
+ * walk along them, into `recs` (zeroed, room for every stored record).
+ * 1 when done; 0 when some key lies elsewhere (then nothing is kept). */
+static int records_on_extras(wtrack *wt, uint32_t bone, wrec *recs)
 {
     if (!wt->nex)
         return 0;
-    wt->recs = ak_job_alloc(w->job, wt->nex, sizeof *wt->recs);
-    if (!wt->recs)
-        return -1;
+    wt->recs = recs; /* zeroed, room for nex */
     size_t at[AK_CHANNELS] = { 0 };
     int act[AK_CHANNELS], nact = 0; /* the channels with keys */
     for (int c = 0; c < AK_CHANNELS; c++)
@@ -375,7 +384,6 @@ static int records_on_extras(wctx *w, wtrack *wt, uint32_t bone)
             goto elsewhere;
     return 1;
 elsewhere:
-    ak_job_free(w->job, wt->recs);
     wt->recs = NULL;
     wt->nrec = 0;
     return 0;
@@ -387,9 +395,12 @@ elsewhere:
  * to count the frames and once to fill the records. */
 static ak_status natural_records(wctx *w, wtrack *wt, uint32_t bone)
 {
-    int done = records_on_extras(w, wt, bone);
-    if (done)
-        return done > 0 ? AK_OK : nomem(w);
+    wrec *recs = wt->nex ? ak_job_alloc(w->job, wt->nex, sizeof *recs) : NULL;
+    if (wt->nex && !recs)
+        return nomem(w);
+    if (records_on_extras(wt, bone, recs))
+        return AK_OK;
+    ak_job_free(w->job, recs);
     size_t at[AK_CHANNELS] = { 0 }, ex_at = 0, n = 0;
     for (uint64_t f; (f = next_frame(wt, at, ex_at)) != UINT64_MAX; n++) {
         for (int c = 0; c < AK_CHANNELS; c++)
@@ -956,19 +967,42 @@ static ak_status write_clip(wctx *w)
     w->tr = ak_job_alloc(w->job, w->ntr, sizeof *w->tr);
     if (!w->tr)
         return nomem(w);
+    size_t keys = 0, nstored = 0;
+    for (size_t t = 0; t < w->ntr; t++) {
+        wtrack *wt = &w->tr[t];
+        wt->t = clip->tracks[t];
+        for (int c = 0; c < AK_CHANNELS; c++)
+            keys += wt->t->channel[c].count;
+        wt->records = records_prop(w, wt->t);
+        if (wt->records)
+            nstored += wt->records->size / ANM_EXTRA_SIZE;
+    }
+    /* Stored records are 16 bytes as channel entries are: both fit a
+     * block of channel entries. */
+    size_t ex_slots = (nstored * sizeof(anm_extra) + sizeof(wch) - 1) / sizeof(wch);
+    if (keys > SIZE_MAX - ex_slots)
+        return ak_fail(w->job, AK_E_LIMIT, -1, "too many keys");
+    w->pool = ak_job_alloc(w->job, keys + ex_slots, sizeof *w->pool);
+    if (!w->pool)
+        return nomem(w);
+    wch *wch_at = w->pool;
+    anm_extra *ex_at = (anm_extra *)(void *)(w->pool + keys);
     uint32_t max_frame = 0;
     int any = 0;
     for (size_t t = 0; t < w->ntr; t++) {
         wtrack *wt = &w->tr[t];
-        wt->t = clip->tracks[t];
-        for (int c = 0; c < AK_CHANNELS && s == AK_OK; c++)
-            s = prepare_channel(w, wt, c);
+        for (int c = 0; c < AK_CHANNELS && s == AK_OK; c++) {
+            s = prepare_channel(w, wt, c, wch_at);
+            wch_at += wt->t->channel[c].count;
+        }
         if (s == AK_OK)
-            s = prepare_extras(w, wt);
+            s = prepare_extras(w, wt, ex_at);
         if (s == AK_OK)
             s = natural_records(w, wt, (uint32_t)t);
         if (s != AK_OK)
             return s;
+        if (wt->records)
+            ex_at += wt->records->size / ANM_EXTRA_SIZE;
         if (wt->nrec) { /* records ascend by frame */
             any = 1;
             if (wt->recs[wt->nrec - 1].frame > max_frame)
@@ -1062,13 +1096,10 @@ ak_status anm_write(ak_job *job, const ak_doc *doc, ak_sink *out)
     w.clip = doc->clips[0];
     w.out = out;
     ak_status s = write_clip(&w);
-    for (size_t t = 0; w.tr && t < w.ntr; t++) {
-        for (int c = 0; c < AK_CHANNELS; c++)
-            ak_job_free(job, w.tr[t].ch[c]);
-        ak_job_free(job, w.tr[t].ex);
+    for (size_t t = 0; w.tr && t < w.ntr; t++)
         ak_job_free(job, w.tr[t].recs);
-    }
     ak_job_free(job, w.tr);
+    ak_job_free(job, w.pool);
     ak_job_free(job, w.lay);
     ak_job_free(job, w.buf);
     if (s == AK_OK && ak_sink_failed(out))
