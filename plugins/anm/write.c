@@ -355,23 +355,23 @@ static int records_on_extras(wtrack *wt, uint32_t bone, wrec *recs)
     if (!wt->nex)
         return 0;
     wt->recs = recs; /* zeroed, room for nex */
-    size_t at[AK_CHANNELS] = { 0 };
-    int act[AK_CHANNELS], nact = 0; /* the channels with keys */
-    for (int c = 0; c < AK_CHANNELS; c++)
-        if (wt->n[c])
-            act[nact++] = c;
+    const wch *at[AK_CHANNELS], *end[AK_CHANNELS]; /* cursors; at == end: used up or empty */
+    for (int c = 0; c < AK_CHANNELS; c++) {
+        at[c] = wt->ch[c];
+        end[c] = wt->n[c] ? wt->ch[c] + wt->n[c] : wt->ch[c];
+    }
     for (size_t i = 0; i < wt->nex; i++) {
         wrec *r = &wt->recs[wt->nrec]; /* zeroed */
-        r->frame = wt->ex[i].frame;
+        uint32_t frame = wt->ex[i].frame;
+        r->frame = frame;
         r->bone = bone;
         r->ex = &wt->ex[i];
-        for (int j = 0; j < nact; j++) {
-            int c = act[j];
-            if (at[c] == wt->n[c] || wt->ch[c][at[c]].frame > r->frame)
+        for (int c = 0; c < AK_CHANNELS; c++) {
+            if (at[c] == end[c] || at[c]->frame > frame)
                 continue;
-            if (wt->ch[c][at[c]].frame < r->frame)
+            if (at[c]->frame < frame)
                 goto elsewhere;
-            r->key[c] = wt->ch[c][at[c]++].key;
+            r->key[c] = at[c]++->key;
             r->has |= HAS(c);
         }
         if (keep_record(r))
@@ -380,7 +380,7 @@ static int records_on_extras(wtrack *wt, uint32_t bone, wrec *recs)
             memset(r, 0, sizeof *r);
     }
     for (int c = 0; c < AK_CHANNELS; c++)
-        if (at[c] < wt->n[c])
+        if (at[c] != end[c])
             goto elsewhere;
     return 1;
 elsewhere:
@@ -442,7 +442,7 @@ static void put_floats(unsigned char *out, const double *v, int n)
         anm_store_u32(out + 4 * i, ak_f32_bits((float)v[i]));
 }
 
-static void enc_vec(const ak_key *k, double dflt, unsigned char out[12])
+static inline void enc_vec(const ak_key *k, double dflt, unsigned char out[12])
 {
     if (raw_ok(k, 12)) {
         memcpy(out, k->raw, 12);
@@ -454,7 +454,7 @@ static void enc_vec(const ak_key *k, double dflt, unsigned char out[12])
     put_floats(out, v, 3);
 }
 
-static void enc_rot(wctx *w, const ak_key *k, unsigned char out[12])
+static inline void enc_rot(wctx *w, const ak_key *k, unsigned char out[12])
 {
     if (raw_ok(k, 12)) {
         memcpy(out, k->raw, 12);
