@@ -52,7 +52,6 @@ typedef struct wtrack {
     const ak_prop *records;          /* the track's ANM_P_RECORDS, when well formed */
     wrec *recs;
     size_t nrec;
-
     size_t hint; /* find_rec: where the next record is likely */
 } wtrack;
 
@@ -144,17 +143,13 @@ static ak_status prepare_channel(wctx *w, wtrack *wt, int c, wch *list)
     return AK_OK;
 }
 
-/* The stored records as ANM_P_RECORDS holds them, when well formed (else
- * NULL, with a warning when malformed). */
-static const ak_prop *records_prop(wctx *w, const ak_track *t)
+/* The track's stored records (ANM_P_RECORDS) when there are any and the
+ * property is well formed, else NULL (prepare_extras warns). */
+static const ak_prop *records_prop(const ak_track *t)
 {
     const ak_prop *rp = ak_prop_get(&t->props, ANM_P_RECORDS);
-    if (!rp || rp->type != AK_PROP_BYTES || rp->size == 0)
+    if (!rp || rp->type != AK_PROP_BYTES || rp->size == 0 || rp->size % ANM_EXTRA_SIZE)
         return NULL;
-    if (rp->size % ANM_EXTRA_SIZE) {
-        ak_warn(w->job, -1, "bone '%s': property %s is malformed and ignored", t->bone, ANM_P_RECORDS);
-        return NULL;
-    }
     return rp;
 }
 
@@ -168,8 +163,12 @@ static ak_status prepare_extras(wctx *w, wtrack *wt, anm_extra *ex)
         wt->mesh = mp->data;
         wt->mesh_size = mp->size;
     }
-    if (!rp)
+    if (!rp) {
+        const ak_prop *bad = ak_prop_get(&wt->t->props, ANM_P_RECORDS);
+        if (bad && bad->type == AK_PROP_BYTES && bad->size % ANM_EXTRA_SIZE)
+            ak_warn(w->job, -1, "bone '%s': property %s is malformed and ignored", wt->t->bone, ANM_P_RECORDS);
         return AK_OK;
+    }
     size_t n = rp->size / ANM_EXTRA_SIZE;
     wt->ex = ex;
     unsigned dropped = 0;
@@ -389,10 +388,11 @@ elsewhere:
     return 0;
 }
 
-/* Records exactly where the model (and the stored records) have them.
- * The channels and the stored records each ascend without repeats
- * (prepare_channel, prepare_extras): merged with one cursor each, once
- * to count the frames and once to fill the records. */
+/* Records exactly where the model (and the stored records) have them:
+ * records_on_extras when it can; otherwise the channels and the stored
+ * records, which each ascend without repeats (prepare_channel,
+ * prepare_extras), merged with one cursor each, once to count the frames
+ * and once to fill the records. */
 static ak_status natural_records(wctx *w, wtrack *wt, uint32_t bone)
 {
     wrec *recs = wt->nex ? ak_job_alloc(w->job, wt->nex, sizeof *recs) : NULL;
@@ -973,7 +973,7 @@ static ak_status write_clip(wctx *w)
         wt->t = clip->tracks[t];
         for (int c = 0; c < AK_CHANNELS; c++)
             keys += wt->t->channel[c].count;
-        wt->records = records_prop(w, wt->t);
+        wt->records = records_prop(wt->t);
         if (wt->records)
             nstored += wt->records->size / ANM_EXTRA_SIZE;
     }
