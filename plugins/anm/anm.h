@@ -9,6 +9,8 @@
 
 #include <animkit/plugin.h>
 
+#include <math.h>
+
 /* Version words (§1): (major << 16) | minor. */
 #define ANM_V30 0x00030000u
 #define ANM_V40 0x00040000u
@@ -69,17 +71,56 @@ typedef struct anm_extra {
     uint32_t mesh_size;
 } anm_extra;
 
-void anm_extra_store(unsigned char *p, const anm_extra *e);
-void anm_extra_load(const unsigned char *p, anm_extra *e);
-void anm_store_u32(unsigned char *p, uint32_t v);
+/* Inline: the reader and the writer go through these once per record. */
+static inline void anm_store_u32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+}
+
+static inline uint32_t anm_load_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline void anm_extra_store(unsigned char *p, const anm_extra *e)
+{
+    anm_store_u32(p, e->frame);
+    p[4] = (unsigned char)e->flags;
+    p[5] = (unsigned char)(e->flags >> 8);
+    p[6] = e->kind;
+    p[7] = e->order;
+    anm_store_u32(p + 8, e->mesh_off);
+    anm_store_u32(p + 12, e->mesh_size);
+}
+
+static inline void anm_extra_load(const unsigned char *p, anm_extra *e)
+{
+    e->frame = anm_load_u32(p);
+    e->flags = (uint16_t)(p[4] | p[5] << 8);
+    e->kind = p[6];
+    e->order = p[7];
+    e->mesh_off = anm_load_u32(p + 8);
+    e->mesh_size = anm_load_u32(p + 12);
+}
 
 const ak_codec *anm_codec(void);
 ak_status anm_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc);
 ak_status anm_write(ak_job *job, const ak_doc *doc, ak_sink *out);
 
 /* §7: three stored floats -> model quaternion (x, y, z, +sqrt(max(0, 1 - s)))
- * computed in double. */
-void anm_quat_from_xyz(const float xyz[3], double q[4]);
+ * computed in double. Inline: once per FRM2/FRM3 rotation key. */
+static inline void anm_quat_from_xyz(const float xyz[3], double q[4])
+{
+    double x = xyz[0], y = xyz[1], z = xyz[2];
+    double rest = 1.0 - (x * x + y * y + z * z); /* clamped at 0: stored values may give s > 1 */
+    q[0] = x;
+    q[1] = y;
+    q[2] = z;
+    q[3] = rest > 0.0 ? sqrt(rest) : 0.0;
+}
 /* Model quaternion -> the three floats to store: normalised, sign chosen so
  * that the rebuilt w is >= 0. Returns 0 if q was not finite or zero (then
  * identity is stored). */

@@ -44,32 +44,3 @@ static const ak_codec anm_descriptor = {
 };
 
 const ak_codec *anm_codec(void) { return &anm_descriptor; }
-
-void anm_store_u32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-    p[2] = (unsigned char)(v >> 16);
-    p[3] = (unsigned char)(v >> 24);
-}
-
-void anm_extra_store(unsigned char *p, const anm_extra *e)
-{
-    anm_store_u32(p, e->frame);
-    p[4] = (unsigned char)e->flags;
-    p[5] = (unsigned char)(e->flags >> 8);
-    p[6] = e->kind;
-    p[7] = e->order;
-    anm_store_u32(p + 8, e->mesh_off);
-    anm_store_u32(p + 12, e->mesh_size);
-}
-
-void anm_extra_load(const unsigned char *p, anm_extra *e)
-{
-    e->frame = ak_load_u32(p);
-    e->flags = ak_load_u16(p + 4);
-    e->kind = p[6];
-    e->order = p[7];
-    e->mesh_off = ak_load_u32(p + 8);
-    e->mesh_size = ak_load_u32(p + 12);
-}

@@ -15,17 +15,6 @@
 
 #include <math.h>
 
-void anm_quat_from_xyz(const float xyz[3], double q[4])
-{
-    double x = xyz[0], y = xyz[1], z = xyz[2];
-    /* §7: 1 - s in double, clamped at 0 (stored values may give s > 1). */
-    double rest = 1.0 - (x * x + y * y + z * z);
-    q[0] = x;
-    q[1] = y;
-    q[2] = z;
-    q[3] = sqrt(rest > 0.0 ? rest : 0.0);
-}
-
 int anm_quat_to_xyz(const double q[4], float xyz[3])
 {
     double u[4];

@@ -14,16 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One record, kept small (there is one per key group of the file): the
+ * payload offsets follow from off, kind, flags and order (payload_of). */
 typedef struct rec {
+    size_t off;         /* FRM2/FRM3: the bone byte; FRMN: the 'BONE' tag */
     uint32_t frame, bone;
-    uint16_t flags;    /* FRM2/3 flags, or synthesised for FRMN */
-    uint8_t kind;      /* ANM_TAG_* */
-    uint8_t order;     /* FRMN sub-chunk order */
-    size_t off;        /* offset of the record (messages) */
-    size_t pos, rot, scale; /* offsets of float[3] payloads (FRMN: rot = MATR) */
-    size_t visi;       /* FRMN: offset of the VISI int32 */
-    size_t mesh;       /* offset of the mesh body */
     uint32_t mesh_size;
+    uint16_t flags;     /* FRM2/3 flags, or synthesised for FRMN */
+    uint8_t kind;       /* ANM_TAG_* */
+    uint8_t order;      /* FRMN sub-chunk order */
 } rec;
 
 typedef struct chunk {
@@ -40,8 +39,11 @@ typedef struct reader_state {
     uint32_t frms;
     rec *recs;
     size_t nrec, caprec;
+    size_t mesh_bytes; /* of every record: at most the input size */
     chunk *chunks;
     size_t nchunk, capchunk;
+    rec **sorted;      /* sort_records */
+    size_t *bone_end;
 } reader_state;
 
 static int is_tag(const ak_reader *r, const char *tag)
@@ -72,16 +74,79 @@ static int reserve_recs(reader_state *st, size_t cap)
     return 1;
 }
 
-static rec *new_rec(reader_state *st)
+static inline rec *new_rec(reader_state *st, size_t off, uint32_t frame, uint32_t bone, uint8_t kind, uint16_t flags)
 {
     /* Each record takes at least 3 input bytes, so the growth is bounded
      * by the input size. */
     if (st->nrec == st->caprec && !reserve_recs(st, st->caprec ? st->caprec * 2 : 64))
         return NULL;
     rec *x = &st->recs[st->nrec++];
-    memset(x, 0, sizeof *x);
-    x->pos = x->rot = x->scale = x->visi = x->mesh = SIZE_MAX;
+    x->off = off;
+    x->frame = frame;
+    x->bone = bone;
+    x->mesh_size = 0;
+    x->flags = flags;
+    x->kind = kind;
+    x->order = 0;
     return x;
+}
+
+/* Bytes of an FRM2/FRM3 key record without a mesh: bone, flags and a
+ * float[3] per POS, ROT and SCALE bit, indexed by key_shape(). */
+static const unsigned char key_size[8] = { 3, 15, 15, 27, 15, 27, 27, 39 };
+
+static inline unsigned key_shape(unsigned flags)
+{
+    return (flags & (ANM_F_POS | ANM_F_ROT)) | (flags & ANM_F_SCALE) >> 4;
+}
+
+/* Offsets of a record's payloads; SIZE_MAX where it has none. */
+typedef struct payload {
+    size_t pos, rot, scale; /* float[3] each; FRMN: rot = the MATR rows, pos = its last row */
+    size_t visi;            /* FRMN: the VISI int32 */
+    size_t mesh;            /* the mesh body */
+} payload;
+
+static inline payload payload_of(const rec *x)
+{
+    payload p = { SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX };
+    if (x->kind != ANM_TAG_FRMN) {
+        size_t at = x->off + 3; /* §8: pos, rot, scale, mesh in this order */
+        if (x->flags & ANM_F_POS) {
+            p.pos = at;
+            at += 12;
+        }
+        if (x->flags & ANM_F_ROT) {
+            p.rot = at;
+            at += 12;
+        }
+        if (x->flags & ANM_F_SCALE) {
+            p.scale = at;
+            at += 12;
+        }
+        if (x->flags & ANM_F_MESH)
+            p.mesh = at + 4;
+        return p;
+    }
+    size_t at = x->off + 8; /* 'BONE', u32 bone, then the sub-chunks in file order */
+    for (int i = 0; i < 3; i++) {
+        int code = (x->order >> (2 * i)) & 3;
+        if (code == ANM_SUB_END)
+            break;
+        at += 4;
+        if (code == ANM_SUB_MATR) {
+            p.rot = at;
+            p.pos = at + 36;
+            at += 48;
+        } else if (code == ANM_SUB_VISI) {
+            p.visi = at;
+            at += 4;
+        } else {
+            p.mesh = at + 4;
+            at += 4 + (size_t)x->mesh_size;
+        }
+    }
+    return p;
 }
 
 static chunk *new_chunk(reader_state *st, uint8_t kind, uint32_t frame)
@@ -126,30 +191,19 @@ static int read_key(reader_state *st, chunk *c)
                 "key flags 0x%04x set bits above 0x40 whose payload is undocumented", flags);
         return 0;
     }
-    rec *x = new_rec(st);
+    rec *x = new_rec(st, off, c->frame, bone, c->kind, flags);
     if (!x)
         return 0;
-    x->frame = c->frame;
-    x->bone = bone;
-    x->flags = flags;
-    x->kind = c->kind;
-    x->off = off;
-    if (flags & ANM_F_POS) {
-        x->pos = r->pos;
+    if (flags & ANM_F_POS)
         ak_skip(r, 12, "position");
-    }
-    if (flags & ANM_F_ROT) {
-        x->rot = r->pos;
+    if (flags & ANM_F_ROT)
         ak_skip(r, 12, "orientation");
-    }
-    if (flags & ANM_F_SCALE) {
-        x->scale = r->pos;
+    if (flags & ANM_F_SCALE)
         ak_skip(r, 12, "scale");
-    }
     if (flags & ANM_F_MESH) {
         uint32_t size = ak_u32(r);
-        x->mesh = r->pos;
         x->mesh_size = size;
+        st->mesh_bytes += size;
         ak_skip(r, size, "mesh payload");
     }
     if (r->failed)
@@ -173,28 +227,9 @@ static int read_key_fast(reader_state *st, chunk *c)
     uint16_t flags = (uint16_t)(p[1] | p[2] << 8); /* LE, as ak_load_u16 */
     if (bone >= st->bones || (flags & (uint16_t)~ANM_F_KNOWN) || (flags & ANM_F_MESH))
         return read_key(st, c);
-    rec *x = new_rec(st);
-    if (!x)
+    if (!new_rec(st, r->pos, c->frame, bone, c->kind, flags))
         return 0;
-    x->frame = c->frame;
-    x->bone = bone;
-    x->flags = flags;
-    x->kind = c->kind;
-    x->off = r->pos;
-    size_t at = r->pos + 3;
-    if (flags & ANM_F_POS) {
-        x->pos = at;
-        at += 12;
-    }
-    if (flags & ANM_F_ROT) {
-        x->rot = at;
-        at += 12;
-    }
-    if (flags & ANM_F_SCALE) {
-        x->scale = at;
-        at += 12;
-    }
-    r->pos = at;
+    r->pos += key_size[key_shape(flags)];
     c->count++;
     return 1;
 }
@@ -210,10 +245,13 @@ static int read_keys(reader_state *st, chunk *c)
         return 0;
     int fast = ak_remaining(r) / ANM_KEY_MAX >= count;
     for (unsigned k = 0; k < count; k++) {
-        if (fast && (r->size - r->pos) / ANM_KEY_MAX < (size_t)(count - k))
-            fast = 0; /* a mesh payload used up the margin */
+        size_t before = r->pos;
         if (!(fast ? read_key_fast(st, c) : read_key(st, c)))
             return 0;
+        /* A record without a mesh takes at most ANM_KEY_MAX bytes and keeps
+         * the margin; only a longer one can use it up. */
+        if (fast && r->pos - before > ANM_KEY_MAX)
+            fast = ak_remaining(r) / ANM_KEY_MAX >= (size_t)(count - k - 1);
     }
     return 1;
 }
@@ -228,13 +266,9 @@ static int read_bones(reader_state *st, chunk *c)
         uint32_t bone = ak_u32(r);
         if (r->failed || !check_bone(st, bone, off + 4))
             return 0;
-        rec *x = new_rec(st);
+        rec *x = new_rec(st, off, c->frame, bone, ANM_TAG_FRMN, 0);
         if (!x)
             return 0;
-        x->frame = c->frame;
-        x->bone = bone;
-        x->kind = ANM_TAG_FRMN;
-        x->off = off;
         int nsub = 0;
         for (;;) {
             size_t soff = r->pos;
@@ -255,18 +289,15 @@ static int read_bones(reader_state *st, chunk *c)
             nsub++;
             ak_skip(r, 4, "sub-chunk tag");
             if (code == ANM_SUB_MATR) {
-                x->rot = r->pos;
-                x->pos = r->pos + 36;
                 x->flags |= ANM_F_POS | ANM_F_ROT;
                 ak_skip(r, 48, "MATR");
             } else if (code == ANM_SUB_VISI) {
-                x->visi = r->pos;
                 int32_t v = ak_i32(r);
                 x->flags |= v ? ANM_F_VIS_ON : ANM_F_VIS_OFF;
             } else {
                 uint32_t size = ak_u32(r);
-                x->mesh = r->pos;
                 x->mesh_size = size;
+                st->mesh_bytes += size;
                 x->flags |= ANM_F_MESH;
                 ak_skip(r, size, "MESH payload");
             }
@@ -360,18 +391,21 @@ static int cmp_rec(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The records ordered by bone, then frame, then file order: a counting
- * sort by bone (stable, so file order within a bone), then a sort by frame
- * of only those bones whose frames the file does not already list in
- * order (files write frame after frame, so that is rare). */
-static rec **sort_records(reader_state *st)
+/* The records ordered by bone, then frame, then file order (st->sorted;
+ * bone b's run ends at st->bone_end[b]): a counting sort by bone (stable,
+ * so file order within a bone), then a sort by frame of only those bones
+ * whose frames the file does not already list in strictly ascending order
+ * (files write frame after frame, so that is rare). Only such a bone can
+ * be keyed twice in one frame number, which cannot be one key per channel
+ * and frame: refused. `*max_frame` is the highest frame number. */
+static ak_status sort_records(reader_state *st, uint32_t *max_frame)
 {
     size_t *next = ak_job_alloc(st->job, (size_t)st->bones + 1, sizeof *next);
     rec **sorted = next ? ak_job_alloc(st->job, st->nrec, sizeof *sorted) : NULL;
-    if (!sorted) {
-        ak_job_free(st->job, next);
-        return NULL;
-    }
+    st->bone_end = next;
+    st->sorted = sorted;
+    if (!sorted)
+        return AK_E_NOMEM;
     for (size_t i = 0; i < st->nrec; i++)
         next[st->recs[i].bone + 1]++;
     for (uint32_t b = 0; b < st->bones; b++)
@@ -379,18 +413,26 @@ static rec **sort_records(reader_state *st)
     for (size_t i = 0; i < st->nrec; i++)
         sorted[next[st->recs[i].bone]++] = &st->recs[i];
     /* next[b] is now where bone b's run ends. */
+    *max_frame = 0;
     size_t from = 0;
     for (uint32_t b = 0; b < st->bones; b++) {
         size_t to = next[b];
         for (size_t i = from + 1; i < to; i++)
             if (sorted[i]->frame <= sorted[i - 1]->frame) {
                 qsort(sorted + from, to - from, sizeof *sorted, cmp_rec);
+                for (size_t j = from + 1; j < to; j++)
+                    if (sorted[j]->frame == sorted[j - 1]->frame) {
+                        const rec *x = sorted[j]->off > sorted[j - 1]->off ? sorted[j] : sorted[j - 1];
+                        return ak_fail(st->job, AK_E_UNSUPPORTED, (int64_t)x->off,
+                                       "bone %u is keyed twice at frame %u (not supported)", x->bone, x->frame);
+                    }
                 break;
             }
+        if (to > from && sorted[to - 1]->frame > *max_frame)
+            *max_frame = sorted[to - 1]->frame;
         from = to;
     }
-    ak_job_free(st->job, next);
-    return sorted;
+    return AK_OK;
 }
 
 /* Little-endian float32s; inline (as ak_load_u32 + ak_bits_f32 would
@@ -398,185 +440,260 @@ static rec **sort_records(reader_state *st)
 static void load_floats(const unsigned char *p, float *out, int n)
 {
     for (int i = 0; i < n; i++, p += 4) {
-        uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        uint32_t u = anm_load_u32(p);
         memcpy(&out[i], &u, sizeof u);
     }
 }
 
-/* Where a track's keys keep their stored bytes: one block per track,
- * filled key after key (the records lie scattered in the file). */
-typedef struct raw_block {
-    unsigned char *next, *end;
-} raw_block;
-
-/* A track's keys, appended per channel in one call each and handed out
- * in order. */
-typedef struct key_slots {
-    ak_key *next[AK_CHANNELS], *end[AK_CHANNELS];
-} key_slots;
-
-/* Sets time/tick and v on the channel's next key, then its raw bytes. */
-static ak_status key_put(ak_track *t, key_slots *ks, raw_block *rb, ak_channel_kind kind, uint32_t frame,
-                         double fps, const double *v, int nv, const unsigned char *raw, size_t raw_size)
+/* Keys per channel, and their stored bytes, that a record gives (the
+ * scale keys build_track adds to FRMN records store no bytes). */
+static void tally(const rec *x, size_t keys[AK_CHANNELS], size_t raw[AK_CHANNELS])
 {
-    if (ks->next[kind] == ks->end[kind])
-        return AK_E_NOMEM; /* not counted beforehand: cannot happen */
-    ak_key *k = ks->next[kind]++;
-    k->tick = frame;
-    k->time = frame / fps;
-    for (int i = 0; i < nv; i++)
-        k->v[i] = v[i];
-    if (raw_size > (size_t)(rb->end - rb->next))
-        return ak_key_set_raw(t, k, raw, raw_size); /* not foreseen: a copy of its own */
-    if (raw_size)
-        memcpy(rb->next, raw, raw_size);
-    ak_status s = ak_keys_set_raw(k, 1, rb->next, 0, raw_size);
-    rb->next += raw_size;
+    int frmn = x->kind == ANM_TAG_FRMN;
+    if (x->flags & ANM_F_POS) {
+        keys[AK_TRANSLATION]++;
+        raw[AK_TRANSLATION] += 12;
+    }
+    if (x->flags & ANM_F_ROT) {
+        keys[AK_ROTATION]++;
+        raw[AK_ROTATION] += frmn ? 36 : 12; /* FRMN: the MATR rows */
+    }
+    if (x->flags & ANM_F_SCALE) {
+        keys[AK_SCALE]++;
+        raw[AK_SCALE] += frmn ? 0 : 12;
+    }
+    if (x->flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF)) {
+        keys[AK_VISIBILITY]++;
+        raw[AK_VISIBILITY] += frmn ? 4 : 1; /* VISI int32, or the flag bits */
+    }
+}
+
+/* Where one channel's keys of a track go: handed out in order, their
+ * stored bytes packed back to back, so that a run of keys whose stored
+ * bytes have one size gets them with one ak_keys_set_raw call. */
+typedef struct chan_fill {
+    ak_key *next, *end;
+    unsigned char *raw;          /* where the next key's bytes go */
+    ak_key *run;                 /* the first key of the pending run */
+    const unsigned char *run_raw;
+    size_t run_size;             /* SIZE_MAX: no run yet */
+} chan_fill;
+
+static void fill_init(chan_fill *cf, ak_key *keys, size_t count, unsigned char *raw)
+{
+    cf->next = cf->run = keys;
+    cf->end = count ? keys + count : keys;
+    cf->raw = raw;
+    cf->run_raw = raw;
+    cf->run_size = SIZE_MAX;
+}
+
+/* Attaches the pending run's bytes (its keys' values are set by now). */
+static ak_status fill_flush(chan_fill *cf)
+{
+    ak_status s = AK_OK;
+    if (cf->next != cf->run)
+        s = ak_keys_set_raw(cf->run, (size_t)(cf->next - cf->run), cf->run_raw, cf->run_size, cf->run_size);
+    cf->run = cf->next;
+    cf->run_raw = cf->raw;
     return s;
 }
 
-/* Keys, records table and mesh blob of one bone. */
-static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **sorted, size_t n,
-                             double fps, size_t *mesh_total, unsigned *bad_mats)
+/* The channel's next key with its tick, time and `size` stored bytes; the
+ * caller sets v. NULL when the channel is full (not counted beforehand:
+ * cannot happen) or the run's bytes could not be attached. */
+static inline ak_key *fill_key(chan_fill *cf, uint32_t frame, double time, const unsigned char *raw, size_t size)
 {
-    size_t counts[AK_CHANNELS] = { 0 };
-    size_t mesh_bytes = 0, mesh_count = 0, raw_bytes = 0;
+    if (cf->next == cf->end)
+        return NULL;
+    if (size != cf->run_size) {
+        if (fill_flush(cf) != AK_OK)
+            return NULL;
+        cf->run_size = size;
+    }
+    ak_key *k = cf->next++;
+    k->tick = frame;
+    k->time = time;
+    if (size) {
+        memcpy(cf->raw, raw, size);
+        cf->raw += size;
+    }
+    return k;
+}
+
+/* Three stored floats into v[0..2], straight into the key (no copy
+ * through a local array). */
+static inline void load_vec(const unsigned char *p, double *v)
+{
+    float f[3];
+    load_floats(p, f, 3);
+    v[0] = f[0];
+    v[1] = f[1];
+    v[2] = f[2];
+}
+
+/* The keys of one FRMN BONE block. */
+static ak_status fill_frmn(reader_state *st, chan_fill *cf, const rec *x, const payload *p, double time,
+                           unsigned *bad_mats)
+{
+    const unsigned char *d = st->data;
+    ak_key *k;
+    if (p->rot != SIZE_MAX) {
+        float m[9];
+        double q[4], sc[3];
+        int mir;
+        load_floats(d + p->rot, m, 9);
+        if (!anm_matrix_decode(m, q, sc, &mir))
+            (*bad_mats)++;
+        if (!(k = fill_key(&cf[AK_ROTATION], x->frame, time, d + p->rot, 36)))
+            return AK_E_NOMEM;
+        memcpy(k->v, q, sizeof q);
+        if (!(k = fill_key(&cf[AK_TRANSLATION], x->frame, time, d + p->pos, 12)))
+            return AK_E_NOMEM;
+        load_vec(d + p->pos, k->v);
+        if (x->flags & ANM_F_SCALE) {
+            if (!(k = fill_key(&cf[AK_SCALE], x->frame, time, NULL, 0)))
+                return AK_E_NOMEM;
+            memcpy(k->v, sc, sizeof sc);
+        }
+    }
+    if (p->visi != SIZE_MAX) {
+        if (!(k = fill_key(&cf[AK_VISIBILITY], x->frame, time, d + p->visi, 4)))
+            return AK_E_NOMEM;
+        k->v[0] = anm_load_u32(d + p->visi) != 0 ? 1.0 : 0.0;
+    }
+    return AK_OK;
+}
+
+/* The keys of one FRM2 / FRM3 record. */
+static ak_status fill_frm2(reader_state *st, chan_fill *cf, const rec *x, const payload *p, double time)
+{
+    const unsigned char *d = st->data;
+    ak_key *k;
+    if (p->pos != SIZE_MAX) {
+        if (!(k = fill_key(&cf[AK_TRANSLATION], x->frame, time, d + p->pos, 12)))
+            return AK_E_NOMEM;
+        load_vec(d + p->pos, k->v);
+    }
+    if (p->rot != SIZE_MAX) {
+        float f[3];
+        if (!(k = fill_key(&cf[AK_ROTATION], x->frame, time, d + p->rot, 12)))
+            return AK_E_NOMEM;
+        load_floats(d + p->rot, f, 3);
+        anm_quat_from_xyz(f, k->v);
+    }
+    if (p->scale != SIZE_MAX) {
+        if (!(k = fill_key(&cf[AK_SCALE], x->frame, time, d + p->scale, 12)))
+            return AK_E_NOMEM;
+        load_vec(d + p->scale, k->v);
+    }
+    if (x->flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF)) {
+        /* Both bits at once (never seen) read as visible; the raw byte
+         * keeps them. */
+        unsigned char bits = (unsigned char)(x->flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF));
+        if (!(k = fill_key(&cf[AK_VISIBILITY], x->frame, time, &bits, 1)))
+            return AK_E_NOMEM;
+        k->v[0] = (bits & ANM_F_VIS_ON) ? 1.0 : 0.0;
+    }
+    return AK_OK;
+}
+
+/* Keys, records table and mesh blob of one bone. `table` has room for
+ * the n records; the bone's mesh bodies go to *mesh, which advances. */
+static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **sorted, size_t n, double fps,
+                             unsigned char *table, unsigned char **mesh, size_t *mesh_total, unsigned *bad_mats)
+{
+    size_t counts[AK_CHANNELS] = { 0 }, raw[AK_CHANNELS] = { 0 };
+    size_t mesh_bytes = 0, mesh_count = 0;
     int has_scale = 0, mirrored = 0;
     for (size_t i = 0; i < n; i++) {
-        const rec *x = sorted[i];
-        if (x->kind == ANM_TAG_FRMN)
-            raw_bytes += (x->rot != SIZE_MAX ? 36 + 12 : 0) + (x->visi != SIZE_MAX ? 4 : 0);
-        else
-            raw_bytes += 12 * ((x->pos != SIZE_MAX) + (x->rot != SIZE_MAX) + (x->scale != SIZE_MAX)) +
-                         ((x->flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF)) != 0);
-        counts[AK_TRANSLATION] += x->pos != SIZE_MAX;
-        counts[AK_ROTATION] += x->rot != SIZE_MAX;
-        counts[AK_SCALE] += x->scale != SIZE_MAX;
-        counts[AK_VISIBILITY] += (x->flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF)) != 0;
-        if (x->mesh != SIZE_MAX) {
+        rec *x = sorted[i];
+        tally(x, counts, raw);
+        if (x->flags & ANM_F_MESH) {
             mesh_bytes += x->mesh_size;
             mesh_count++;
         }
-        if (x->kind == ANM_TAG_FRMN && x->rot != SIZE_MAX) {
+        if (x->kind == ANM_TAG_FRMN && (x->flags & ANM_F_ROT)) {
             float m[9];
             double q[4], sc[3];
             int mir;
-            load_floats(st->data + x->rot, m, 9);
+            load_floats(st->data + payload_of(x).rot, m, 9);
             anm_matrix_decode(m, q, sc, &mir);
             for (int a = 0; a < 3; a++)
                 if (fabs(sc[a] - 1.0) > 1e-4)
                     has_scale = 1;
             if (mir)
-                sorted[i]->flags |= ANM_F_MIRROR;
+                x->flags |= ANM_F_MIRROR;
         }
-        if (sorted[i]->flags & ANM_F_MIRROR)
+        if (x->flags & ANM_F_MIRROR)
             mirrored = 1;
     }
     /* A bone whose MATR rows are not unit gets a scale key on every MATR
      * (an absent key keeps the last value, §7). */
     if (has_scale)
         for (size_t i = 0; i < n; i++)
-            if (sorted[i]->kind == ANM_TAG_FRMN && sorted[i]->rot != SIZE_MAX) {
+            if (sorted[i]->kind == ANM_TAG_FRMN && (sorted[i]->flags & ANM_F_ROT)) {
                 counts[AK_SCALE]++;
                 sorted[i]->flags |= ANM_F_SCALE;
             }
-    key_slots ks = { { NULL }, { NULL } };
-    for (int c = 0; c < AK_CHANNELS; c++)
-        if (counts[c]) {
-            ks.next[c] = ak_keys_append(t, (ak_channel_kind)c, counts[c]);
-            if (!ks.next[c])
-                return AK_E_NOMEM;
-            ks.end[c] = ks.next[c] + counts[c];
-        }
     if (mesh_bytes > UINT32_MAX)
         return ak_fail(st->job, AK_E_LIMIT, -1, "bone '%s' holds over 4 GiB of mesh data", t->bone);
-
-    unsigned char *table = ak_job_alloc(st->job, n, ANM_EXTRA_SIZE);
-    unsigned char *mesh = ak_job_alloc(st->job, mesh_bytes, 1);
-    if (!table || !mesh) {
-        ak_job_free(st->job, table);
-        ak_job_free(st->job, mesh);
+    size_t raw_bytes = raw[0] + raw[1] + raw[2] + raw[3];
+    unsigned char *rb = raw_bytes ? ak_doc_store(doc, NULL, raw_bytes) : NULL;
+    if (raw_bytes && !rb)
         return ak_fail(st->job, AK_E_NOMEM, -1, "out of memory");
+    chan_fill cf[AK_CHANNELS];
+    for (int c = 0; c < AK_CHANNELS; c++) {
+        ak_key *keys = NULL;
+        if (counts[c] && !(keys = ak_keys_append(t, (ak_channel_kind)c, counts[c])))
+            return ak_fail(st->job, AK_E_NOMEM, -1, "out of memory");
+        fill_init(&cf[c], keys, counts[c], rb);
+        if (raw[c])
+            rb += raw[c];
     }
-    raw_block rb = { NULL, NULL };
-    if (raw_bytes) {
-        rb.next = ak_doc_store(doc, NULL, raw_bytes);
-        rb.end = rb.next ? rb.next + raw_bytes : NULL;
-    }
-    ak_status s = raw_bytes && !rb.next ? AK_E_NOMEM : AK_OK;
+
+    ak_status s = AK_OK;
+    unsigned char *bone_mesh = *mesh;
     size_t mesh_at = 0;
     for (size_t i = 0; i < n && s == AK_OK; i++) {
         const rec *x = sorted[i];
-        const unsigned char *d = st->data;
-        if (x->kind == ANM_TAG_FRMN) {
-            if (x->rot != SIZE_MAX) {
-                float m[9], p[3];
-                double q[4], sc[3], pv[3];
-                int mir;
-                load_floats(d + x->rot, m, 9);
-                load_floats(d + x->pos, p, 3);
-                if (!anm_matrix_decode(m, q, sc, &mir))
-                    (*bad_mats)++;
-                for (int a = 0; a < 3; a++)
-                    pv[a] = p[a];
-                s = key_put(t, &ks, &rb, AK_ROTATION, x->frame, fps, q, 4, d + x->rot, 36);
-                if (s == AK_OK)
-                    s = key_put(t, &ks, &rb, AK_TRANSLATION, x->frame, fps, pv, 3, d + x->pos, 12);
-                if (s == AK_OK && (x->flags & ANM_F_SCALE))
-                    s = key_put(t, &ks, &rb, AK_SCALE, x->frame, fps, sc, 3, NULL, 0);
-            }
-            if (s == AK_OK && x->visi != SIZE_MAX) {
-                double v = ak_load_u32(d + x->visi) != 0 ? 1.0 : 0.0;
-                s = key_put(t, &ks, &rb, AK_VISIBILITY, x->frame, fps, &v, 1, d + x->visi, 4);
-            }
-        } else {
-            float f[3];
-            double v[4];
-            if (x->pos != SIZE_MAX) {
-                load_floats(d + x->pos, f, 3);
-                for (int a = 0; a < 3; a++)
-                    v[a] = f[a];
-                s = key_put(t, &ks, &rb, AK_TRANSLATION, x->frame, fps, v, 3, d + x->pos, 12);
-            }
-            if (s == AK_OK && x->rot != SIZE_MAX) {
-                load_floats(d + x->rot, f, 3);
-                anm_quat_from_xyz(f, v);
-                s = key_put(t, &ks, &rb, AK_ROTATION, x->frame, fps, v, 4, d + x->rot, 12);
-            }
-            if (s == AK_OK && x->scale != SIZE_MAX) {
-                load_floats(d + x->scale, f, 3);
-                for (int a = 0; a < 3; a++)
-                    v[a] = f[a];
-                s = key_put(t, &ks, &rb, AK_SCALE, x->frame, fps, v, 3, d + x->scale, 12);
-            }
-            if (s == AK_OK && (x->flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF))) {
-                /* Both bits at once (never seen) read as visible; the raw
-                 * byte keeps them. */
-                unsigned char bits = (unsigned char)(x->flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF));
-                v[0] = (bits & ANM_F_VIS_ON) ? 1.0 : 0.0;
-                s = key_put(t, &ks, &rb, AK_VISIBILITY, x->frame, fps, v, 1, &bits, 1);
-            }
-        }
-        anm_extra e = { x->frame, x->flags, x->kind, x->order, 0, 0 };
-        if (x->mesh != SIZE_MAX) {
-            e.mesh_off = (uint32_t)mesh_at;
-            e.mesh_size = x->mesh_size;
-            memcpy(mesh + mesh_at, d + x->mesh, x->mesh_size);
-            mesh_at += x->mesh_size;
-        }
-        anm_extra_store(table + i * ANM_EXTRA_SIZE, &e);
+        payload p = payload_of(x);
+        double time = x->frame / fps;
+        s = x->kind == ANM_TAG_FRMN ? fill_frmn(st, cf, x, &p, time, bad_mats) : fill_frm2(st, cf, x, &p, time);
     }
+    /* The records table; the mesh bodies in frame order. Written field by
+     * field: a struct copied in would be assembled on the stack first. */
+    for (size_t i = 0; i < n && s == AK_OK; i++) {
+        const rec *x = sorted[i];
+        unsigned char *e = table + i * ANM_EXTRA_SIZE;
+        uint32_t mesh_off = 0, mesh_size = 0;
+        if (x->flags & ANM_F_MESH) {
+            mesh_off = (uint32_t)mesh_at;
+            mesh_size = x->mesh_size;
+            memcpy(bone_mesh + mesh_at, st->data + payload_of(x).mesh, mesh_size);
+            mesh_at += mesh_size;
+        }
+        anm_store_u32(e, x->frame);
+        e[4] = (unsigned char)x->flags;
+        e[5] = (unsigned char)(x->flags >> 8);
+        e[6] = x->kind;
+        e[7] = x->order;
+        anm_store_u32(e + 8, mesh_off);
+        anm_store_u32(e + 12, mesh_size);
+    }
+    for (int c = 0; c < AK_CHANNELS && s == AK_OK; c++)
+        s = fill_flush(&cf[c]);
     if (s == AK_OK && n)
         s = ak_prop_set_bytes(doc, &t->props, ANM_P_RECORDS, table, n * ANM_EXTRA_SIZE);
     if (s == AK_OK && mesh_count) {
-        s = ak_prop_set_bytes(doc, &t->props, ANM_P_MESH, mesh, mesh_at);
+        s = ak_prop_set_bytes(doc, &t->props, ANM_P_MESH, bone_mesh, mesh_at);
         if (s == AK_OK)
             s = ak_prop_set_int(doc, &t->props, ANM_P_MESH_KEYS, (int64_t)mesh_count);
     }
     if (s == AK_OK && mirrored)
         s = ak_prop_set_int(doc, &t->props, ANM_P_MIRRORED, 1);
-    ak_job_free(st->job, table);
-    ak_job_free(st->job, mesh);
+    if (mesh_at)
+        *mesh = bone_mesh + mesh_at;
     *mesh_total += mesh_count;
     if (s != AK_OK && !ak_job_failed(st->job))
         ak_fail(st->job, s, -1, "out of memory");
@@ -701,13 +818,17 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
         size_t clen = 0;
         while (clen < n && name[clen])
             clen++;
-        char *tmp = ak_job_alloc(job, (size_t)clen + 1, 1);
+        /* The name NUL-terminated: on the stack when short (bone names
+         * are), scratch otherwise. */
+        char small[128];
+        char *tmp = clen < sizeof small ? small : ak_job_alloc(job, (size_t)clen + 1, 1);
         if (!tmp)
             return AK_E_NOMEM;
         memcpy(tmp, name, clen);
         tmp[clen] = '\0';
         ak_track *t = ak_track_add(clip, tmp);
-        ak_job_free(job, tmp);
+        if (tmp != small)
+            ak_job_free(job, tmp);
         if (!t)
             return ak_fail(job, AK_E_NOMEM, (int64_t)off, "out of memory");
         if (clen != n && ak_prop_set_bytes(doc, &t->props, ANM_P_NAME, name, n) != AK_OK)
@@ -716,38 +837,40 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
     if (!read_frames(st))
         return AK_E_DATA;
 
-    /* Records by bone then frame; a bone keyed twice in one frame number
-     * cannot be one key per channel and frame. */
-    rec **sorted = sort_records(st);
-    if (!sorted)
-        return AK_E_NOMEM;
-    for (size_t i = 1; i < st->nrec; i++)
-        if (sorted[i]->bone == sorted[i - 1]->bone && sorted[i]->frame == sorted[i - 1]->frame) {
-            const rec *x = sorted[i]->off > sorted[i - 1]->off ? sorted[i] : sorted[i - 1];
-            ak_job_free(job, sorted);
-            return ak_fail(job, AK_E_UNSUPPORTED, (int64_t)x->off,
-                           "bone %u is keyed twice at frame %u (not supported)", x->bone, x->frame);
-        }
-    uint32_t max_frame = 0;
-    for (size_t i = 0; i < st->nrec; i++)
-        if (st->recs[i].frame > max_frame)
-            max_frame = st->recs[i].frame;
+    uint32_t max_frame;
+    ak_status s = sort_records(st, &max_frame);
+    if (s != AK_OK)
+        return s;
     if (st->nrec && max_frame >= st->frms) {
         ak_warn(job, 8, "frame %u lies beyond FRMS = %u (frame_max = FRMS - 1)", max_frame, st->frms);
         clip->duration = max_frame / fps;
     }
+    /* Room for the largest bone's records table, used bone after bone,
+     * and for every bone's mesh bodies. */
+    size_t most = 0, from = 0;
+    for (uint32_t b = 0; b < st->bones; b++) {
+        if (st->bone_end[b] - from > most)
+            most = st->bone_end[b] - from;
+        from = st->bone_end[b];
+    }
+    unsigned char *table = ak_job_alloc(job, most, ANM_EXTRA_SIZE);
+    unsigned char *mesh = table ? ak_job_alloc(job, st->mesh_bytes, 1) : NULL;
+    if (!mesh) {
+        ak_job_free(job, table);
+        return AK_E_NOMEM;
+    }
+    unsigned char *mesh_at = mesh;
     size_t mesh_total = 0;
     unsigned bad = 0;
-    ak_status s = AK_OK;
-    size_t at = 0;
+    from = 0;
     for (uint32_t b = 0; b < st->bones && s == AK_OK; b++) {
-        size_t n = 0;
-        while (at + n < st->nrec && sorted[at + n]->bone == b)
-            n++;
-        s = build_track(st, doc, clip->tracks[b], sorted + at, n, fps, &mesh_total, &bad);
-        at += n;
+        size_t to = st->bone_end[b];
+        s = build_track(st, doc, clip->tracks[b], st->sorted + from, to - from, fps, table, &mesh_at, &mesh_total,
+                        &bad);
+        from = to;
     }
-    ak_job_free(job, sorted);
+    ak_job_free(job, table);
+    ak_job_free(job, mesh);
     if (s != AK_OK)
         return s;
     if (bad)
@@ -798,6 +921,8 @@ ak_status anm_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc 
     st.data = bytes;
     ak_reader_init(&st.r, job, bytes, size);
     ak_status s = read_doc(&st, doc, fps);
+    ak_job_free(job, st.sorted);
+    ak_job_free(job, st.bone_end);
     ak_job_free(job, st.recs);
     ak_job_free(job, st.chunks);
     if (s == AK_OK && ak_job_failed(job))

@@ -29,16 +29,15 @@ enum { CH_ROT = AK_ROTATION, CH_POS = AK_TRANSLATION, CH_SCALE = AK_SCALE, CH_VI
 
 typedef struct wch {
     uint32_t frame;
-    size_t index; /* position in the channel, for stable ordering */
-    const ak_key *key;
+    const ak_key *key; /* its address orders keys of one frame as the channel does */
 } wch;
 
 typedef struct wrec {
     uint32_t frame, bone;
+    unsigned short has;             /* HAS(channel) bits */
+    unsigned short used;
     const ak_key *key[AK_CHANNELS]; /* key at the frame, or the sampled source; NULL = default */
-    unsigned has;                   /* HAS(channel) bits */
     const anm_extra *ex;
-    int used;
 } wrec;
 
 typedef struct wtrack {
@@ -50,6 +49,7 @@ typedef struct wtrack {
     const unsigned char *mesh;
     size_t mesh_size;
     int mirrored;
+    const ak_prop *records;          /* the track's ANM_P_RECORDS, when well formed */
     wrec *recs;
     size_t nrec;
     size_t hint; /* find_rec: where the next record is likely */
@@ -66,6 +66,11 @@ typedef struct wctx {
     uint32_t frms;
     wtrack *tr;
     size_t ntr;
+    wrec **lay;          /* layout mode: the records in layout order */
+    /* Scratch of every track in one block (tracks take slices): the
+     * channel lists, then the stored records. */
+    wch *pool;
+    unsigned char *buf;  /* CHUNK_BUF bytes: an FRM2/FRM3 chunk being built */
     unsigned rounded, merged, badrot;
 } wctx;
 
@@ -76,7 +81,7 @@ static int cmp_wch(const void *a, const void *b)
     const wch *x = a, *y = b;
     if (x->frame != y->frame)
         return x->frame < y->frame ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
+    return x->key < y->key ? -1 : x->key > y->key;
 }
 
 static int cmp_extra(const void *a, const void *b)
@@ -87,69 +92,87 @@ static int cmp_extra(const void *a, const void *b)
 
 /* ---- per-track preparation ---- */
 
-static ak_status prepare_channel(wctx *w, wtrack *wt, int c)
+/* The channel's keys as frames into `list` (room for all of them). */
+static ak_status prepare_channel(wctx *w, wtrack *wt, int c, wch *list)
 {
     const ak_channel *ch = &wt->t->channel[c];
     if (!ch->count)
         return AK_OK;
-    wch *list = ak_job_alloc(w->job, ch->count, sizeof *list);
-    if (!list)
-        return nomem(w);
+    size_t n = 0;
+    int ordered = 1;
     for (size_t i = 0; i < ch->count; i++) {
         const ak_key *k = &ch->keys[i];
         double f = k->time * w->fps;
-        if (!isfinite(f) || f < -0.5 || f >= 4294967295.0) {
-            ak_job_free(w->job, list);
+        if (!(f >= -0.5 && f < 4294967295.0)) { /* NaN and infinities too */
             return ak_fail(w->job, AK_E_DATA, -1,
                            "bone '%s': %s key at %g s is outside the frame range of the format", wt->t->bone,
                            ak_channel_name((ak_channel_kind)c), k->time);
         }
-        double r = floor(f + 0.5);
-        if (fabs(f - r) > 1e-4)
+        /* f + 0.5 >= 0 here, so truncation is floor(f + 0.5), without a
+         * library call per key. */
+        uint32_t frame = (uint32_t)(f + 0.5);
+        if (fabs(f - frame) > 1e-4)
             w->rounded++;
-        list[i].frame = (uint32_t)r;
-        list[i].index = i;
-        list[i].key = k;
-    }
-    size_t s = 1;
-    while (s < ch->count && list[s].frame >= list[s - 1].frame)
-        s++;
-    if (s < ch->count) /* keys out of order (edited): sort, keeping equal frames in order */
-        qsort(list, ch->count, sizeof *list, cmp_wch);
-    size_t n = 0;
-    for (size_t i = 0; i < ch->count; i++) {
-        if (n && list[n - 1].frame == list[i].frame) {
-            list[n - 1] = list[i]; /* the later key wins */
+        /* Of keys on one frame the later wins; merged as they come while
+         * the frames ascend (as read, they always do). */
+        wch e = { frame, k };
+        if (n && ordered && list[n - 1].frame == frame) {
+            list[n - 1] = e;
             w->merged++;
-        } else {
-            list[n++] = list[i];
+            continue;
         }
+        if (n && frame < list[n - 1].frame)
+            ordered = 0;
+        list[n++] = e;
+    }
+    if (!ordered) { /* keys out of order (edited): sort, keeping equal frames in order */
+        qsort(list, n, sizeof *list, cmp_wch);
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (m && list[m - 1].frame == list[i].frame) {
+                list[m - 1] = list[i];
+                w->merged++;
+            } else {
+                list[m++] = list[i];
+            }
+        }
+        n = m;
     }
     wt->ch[c] = list;
     wt->n[c] = n;
     return AK_OK;
 }
 
-static ak_status prepare_extras(wctx *w, wtrack *wt)
+/* The track's stored records (ANM_P_RECORDS) when there are any and the
+ * property is well formed, else NULL (prepare_extras warns). */
+static const ak_prop *records_prop(const ak_track *t)
 {
-    const ak_prop *rp = ak_prop_get(&wt->t->props, ANM_P_RECORDS);
+    const ak_prop *rp = ak_prop_get(&t->props, ANM_P_RECORDS);
+    if (!rp || rp->type != AK_PROP_BYTES || rp->size == 0 || rp->size % ANM_EXTRA_SIZE)
+        return NULL;
+    return rp;
+}
+
+/* The stored records (wt->records) into `ex` (room for all of them). */
+static ak_status prepare_extras(wctx *w, wtrack *wt, anm_extra *ex)
+{
+    const ak_prop *rp = wt->records;
     const ak_prop *mp = ak_prop_get(&wt->t->props, ANM_P_MESH);
     wt->mirrored = ak_prop_int(&wt->t->props, ANM_P_MIRRORED, 0) != 0;
     if (mp && mp->type == AK_PROP_BYTES) {
         wt->mesh = mp->data;
         wt->mesh_size = mp->size;
     }
-    if (!rp || rp->type != AK_PROP_BYTES || rp->size == 0)
-        return AK_OK;
-    if (rp->size % ANM_EXTRA_SIZE) {
-        ak_warn(w->job, -1, "bone '%s': property %s is malformed and ignored", wt->t->bone, ANM_P_RECORDS);
+    if (!rp) {
+        const ak_prop *bad = ak_prop_get(&wt->t->props, ANM_P_RECORDS);
+        if (bad && bad->type == AK_PROP_BYTES && bad->size % ANM_EXTRA_SIZE)
+            ak_warn(w->job, -1, "bone '%s': property %s is malformed and ignored", wt->t->bone, ANM_P_RECORDS);
         return AK_OK;
     }
     size_t n = rp->size / ANM_EXTRA_SIZE;
-    wt->ex = ak_job_alloc(w->job, n, sizeof *wt->ex);
-    if (!wt->ex)
-        return nomem(w);
+    wt->ex = ex;
     unsigned dropped = 0;
+    int strict = 1; /* frames strictly ascending, as read: nothing to sort or merge */
     for (size_t i = 0; i < n; i++) {
         anm_extra *e = &wt->ex[i];
         anm_extra_load(rp->data + i * ANM_EXTRA_SIZE, e);
@@ -160,10 +183,15 @@ static ak_status prepare_extras(wctx *w, wtrack *wt)
         }
         if (e->kind > ANM_TAG_FRM3)
             e->kind = ANM_TAG_FRM2;
+        if (i && e->frame <= e[-1].frame)
+            strict = 0;
     }
     if (dropped)
         ak_warn(w->job, -1, "bone '%s': %u mesh blobs point outside %s and are dropped", wt->t->bone, dropped,
                 ANM_P_MESH);
+    wt->nex = n;
+    if (strict)
+        return AK_OK;
     size_t s = 1;
     while (s < n && wt->ex[s].frame >= wt->ex[s - 1].frame)
         s++;
@@ -297,45 +325,110 @@ static size_t unique_sorted(wctx *w, uint32_t *f, size_t n)
     return m;
 }
 
-/* Records exactly where the model (and the stored records) have them. */
+/* The next frame of a track's channels and stored records after the
+ * cursors, or UINT64_MAX when all are used up. */
+static uint64_t next_frame(const wtrack *wt, const size_t at[AK_CHANNELS], size_t ex_at)
+{
+    uint64_t m = UINT64_MAX;
+    for (int c = 0; c < AK_CHANNELS; c++)
+        if (at[c] < wt->n[c] && wt->ch[c][at[c]].frame < m)
+            m = wt->ch[c][at[c]].frame;
+    if (ex_at < wt->nex && wt->ex[ex_at].frame < m)
+        m = wt->ex[ex_at].frame;
+    return m;
+}
+
+/* A stored record whose channels were all deleted goes away unless it
+ * carries a mesh or never had a channel. */
+static int keep_record(const wrec *r)
+{
+    return r->has || (r->ex && (extra_has_mesh(r->ex) || !(r->ex->flags & ANM_F_DERIVED)));
+}
+
+/* natural_records when every key lies on a stored record (a document as
+ * read, values edited or not): the records' frames are the union, one
+ * walk along them, into `recs` (zeroed, room for every stored record).
+ * 1 when done; 0 when some key lies elsewhere (then nothing is kept). */
+static int records_on_extras(wtrack *wt, uint32_t bone, wrec *recs)
+{
+    if (!wt->nex)
+        return 0;
+    wt->recs = recs; /* zeroed, room for nex */
+    const wch *at[AK_CHANNELS], *end[AK_CHANNELS]; /* cursors; at == end: used up or empty */
+    for (int c = 0; c < AK_CHANNELS; c++) {
+        at[c] = wt->ch[c];
+        end[c] = wt->n[c] ? wt->ch[c] + wt->n[c] : wt->ch[c];
+    }
+    for (size_t i = 0; i < wt->nex; i++) {
+        wrec *r = &wt->recs[wt->nrec]; /* zeroed */
+        uint32_t frame = wt->ex[i].frame;
+        r->frame = frame;
+        r->bone = bone;
+        r->ex = &wt->ex[i];
+        for (int c = 0; c < AK_CHANNELS; c++) {
+            if (at[c] == end[c] || at[c]->frame > frame)
+                continue;
+            if (at[c]->frame < frame)
+                goto elsewhere;
+            r->key[c] = at[c]++->key;
+            r->has |= HAS(c);
+        }
+        if (keep_record(r))
+            wt->nrec++;
+        else
+            memset(r, 0, sizeof *r);
+    }
+    for (int c = 0; c < AK_CHANNELS; c++)
+        if (at[c] != end[c])
+            goto elsewhere;
+    return 1;
+elsewhere:
+    wt->recs = NULL;
+    wt->nrec = 0;
+    return 0;
+}
+
+/* Records exactly where the model (and the stored records) have them:
+ * records_on_extras when it can; otherwise the channels and the stored
+ * records, which each ascend without repeats (prepare_channel,
+ * prepare_extras), merged with one cursor each, once to count the frames
+ * and once to fill the records. */
 static ak_status natural_records(wctx *w, wtrack *wt, uint32_t bone)
 {
-    size_t n;
-    uint32_t *f = track_frames(w, wt, UINT32_MAX, UINT32_MAX, &n);
-    if (!f)
+    wrec *recs = wt->nex ? ak_job_alloc(w->job, wt->nex, sizeof *recs) : NULL;
+    if (wt->nex && !recs)
         return nomem(w);
-    n = unique_sorted(w, f, n);
-    wt->recs = ak_job_alloc(w->job, n, sizeof *wt->recs);
-    if (!wt->recs) {
-        ak_job_free(w->job, f);
-        return nomem(w);
+    if (records_on_extras(wt, bone, recs))
+        return AK_OK;
+    ak_job_free(w->job, recs);
+    size_t at[AK_CHANNELS] = { 0 }, ex_at = 0, n = 0;
+    for (uint64_t f; (f = next_frame(wt, at, ex_at)) != UINT64_MAX; n++) {
+        for (int c = 0; c < AK_CHANNELS; c++)
+            if (at[c] < wt->n[c] && wt->ch[c][at[c]].frame == f)
+                at[c]++;
+        if (ex_at < wt->nex && wt->ex[ex_at].frame == f)
+            ex_at++;
     }
-    /* f, the channels and the extras ascend: one cursor each instead of
-     * a search per frame. */
-    size_t at[AK_CHANNELS] = { 0 }, ex_at = 0;
-    for (size_t i = 0; i < n; i++) {
+    wt->recs = ak_job_alloc(w->job, n, sizeof *wt->recs);
+    if (!wt->recs)
+        return nomem(w);
+    memset(at, 0, sizeof at);
+    ex_at = 0;
+    for (uint64_t f; (f = next_frame(wt, at, ex_at)) != UINT64_MAX;) {
         wrec r;
         memset(&r, 0, sizeof r);
-        r.frame = f[i];
+        r.frame = (uint32_t)f;
         r.bone = bone;
-        for (int c = 0; c < AK_CHANNELS; c++) {
-            while (at[c] < wt->n[c] && wt->ch[c][at[c]].frame < f[i])
-                at[c]++;
-            if (at[c] < wt->n[c] && wt->ch[c][at[c]].frame == f[i]) {
-                r.key[c] = wt->ch[c][at[c]].key;
+        for (int c = 0; c < AK_CHANNELS; c++)
+            if (at[c] < wt->n[c] && wt->ch[c][at[c]].frame == f) {
+                r.key[c] = wt->ch[c][at[c]++].key;
                 r.has |= HAS(c);
             }
-        }
-        while (ex_at < wt->nex && wt->ex[ex_at].frame < f[i])
-            ex_at++;
-        r.ex = ex_at < wt->nex && wt->ex[ex_at].frame == f[i] ? &wt->ex[ex_at] : NULL;
-        /* A stored record whose channels were all deleted goes away unless
-         * it carries a mesh or never had a channel. */
-        if (!r.has && !(r.ex && (extra_has_mesh(r.ex) || !(r.ex->flags & ANM_F_DERIVED))))
-            continue;
-        wt->recs[wt->nrec++] = r;
+        if (ex_at < wt->nex && wt->ex[ex_at].frame == f)
+            r.ex = &wt->ex[ex_at++];
+        if (keep_record(&r))
+            wt->recs[wt->nrec++] = r;
     }
-    ak_job_free(w->job, f);
     return AK_OK;
 }
 
@@ -349,7 +442,7 @@ static void put_floats(unsigned char *out, const double *v, int n)
         anm_store_u32(out + 4 * i, ak_f32_bits((float)v[i]));
 }
 
-static void enc_vec(const ak_key *k, double dflt, unsigned char out[12])
+static inline void enc_vec(const ak_key *k, double dflt, unsigned char out[12])
 {
     if (raw_ok(k, 12)) {
         memcpy(out, k->raw, 12);
@@ -361,7 +454,7 @@ static void enc_vec(const ak_key *k, double dflt, unsigned char out[12])
     put_floats(out, v, 3);
 }
 
-static void enc_rot(wctx *w, const ak_key *k, unsigned char out[12])
+static inline void enc_rot(wctx *w, const ak_key *k, unsigned char out[12])
 {
     if (raw_ok(k, 12)) {
         memcpy(out, k->raw, 12);
@@ -467,12 +560,6 @@ static ak_status generate_records(wctx *w, wtrack *wt, uint32_t bone, uint32_t l
 
 /* ---- layout check ---- */
 
-typedef struct lay_chunk {
-    uint8_t kind;
-    uint32_t frame, n;
-    const unsigned char *bones;
-} lay_chunk;
-
 static wrec *find_rec(wtrack *wt, uint32_t frame)
 {
     /* Layouts list a bone's records in frame order: try the one after the
@@ -494,34 +581,38 @@ static wrec *find_rec(wtrack *wt, uint32_t frame)
     return NULL;
 }
 
-/* 1 if the layout prop is well formed and names exactly the records. */
+/* 1 if the layout prop is well formed and names exactly the records,
+ * which w->lay then lists in its order; 0 if not; -1 out of memory. */
 static int layout_matches(wctx *w, const ak_prop *lp)
 {
     if (!lp || lp->type != AK_PROP_BYTES)
         return 0;
+    size_t have = 0;
+    for (size_t t = 0; t < w->ntr; t++)
+        have += w->tr[t].nrec;
+    w->lay = ak_job_alloc(w->job, have, sizeof *w->lay);
+    if (!w->lay)
+        return -1;
     size_t total = 0, p = 0;
     while (p < lp->size) {
         if (lp->size - p < 9)
             return 0;
         uint8_t kind = lp->data[p];
-        uint32_t frame = ak_load_u32(lp->data + p + 1), n = ak_load_u32(lp->data + p + 5);
+        uint32_t frame = anm_load_u32(lp->data + p + 1), n = anm_load_u32(lp->data + p + 5);
         p += 9;
         if (kind > ANM_TAG_FRM3 || n > (lp->size - p) / 4)
             return 0;
         for (uint32_t i = 0; i < n; i++, p += 4) {
-            uint32_t bone = ak_load_u32(lp->data + p);
+            uint32_t bone = anm_load_u32(lp->data + p);
             if (bone >= w->ntr)
                 return 0;
             wrec *r = find_rec(&w->tr[bone], frame);
             if (!r || r->used)
                 return 0;
             r->used = 1;
-            total++;
+            w->lay[total++] = r; /* each record once: total < have */
         }
     }
-    size_t have = 0;
-    for (size_t t = 0; t < w->ntr; t++)
-        have += w->tr[t].nrec;
     return total == have;
 }
 
@@ -542,7 +633,16 @@ static void emit_mesh(wctx *w, const wrec *r)
         ak_put(w->out, wt->mesh + r->ex->mesh_off, r->ex->mesh_size);
 }
 
-static ak_status emit_frm2_key(wctx *w, const wrec *r)
+/* An FRM2/FRM3 key record up to its mesh body: bone, flags, three
+ * float[3], the mesh size. */
+#define KEY_HEAD_MAX (3 + 36 + 4)
+/* A chunk gathers in wctx.buf and goes to the sink in one call (a mesh
+ * body goes straight): tag, a frame number of up to 4 bytes, the count
+ * and at most 255 records. */
+#define CHUNK_BUF (4 + 4 + 1 + 255 * KEY_HEAD_MAX)
+
+/* Appends one key record to the chunk in w->buf (*used bytes so far). */
+static ak_status emit_frm2_key(wctx *w, const wrec *r, size_t *used)
 {
     if (r->bone > 255)
         return ak_fail(w->job, AK_E_UNSUPPORTED, -1,
@@ -561,8 +661,7 @@ static ak_status emit_frm2_key(wctx *w, const wrec *r)
         flags |= ANM_F_MESH;
     if (mirrored_bit(w, r))
         flags |= ANM_F_MIRROR;
-    /* The record is built here and written with one call. */
-    unsigned char b[3 + 36];
+    unsigned char *b = w->buf + *used;
     size_t len = 3;
     b[0] = (unsigned char)r->bone;
     b[1] = (unsigned char)(flags & 0xFFu);
@@ -579,9 +678,15 @@ static ak_status emit_frm2_key(wctx *w, const wrec *r)
         enc_vec(r->key[CH_SCALE], 1.0, b + len);
         len += 12;
     }
-    ak_put(w->out, b, len);
-    if (flags & ANM_F_MESH)
-        emit_mesh(w, r);
+    if (flags & ANM_F_MESH) {
+        anm_store_u32(b + len, r->ex->mesh_size);
+        ak_put(w->out, w->buf, *used + len + 4);
+        *used = 0;
+        if (r->ex->mesh_size) /* an empty blob may have no mesh prop: no arithmetic on NULL */
+            ak_put(w->out, w->tr[r->bone].mesh + r->ex->mesh_off, r->ex->mesh_size);
+        return AK_OK;
+    }
+    *used += len;
     return AK_OK;
 }
 
@@ -671,12 +776,15 @@ static ak_status emit_chunk(wctx *w, int tag, uint32_t frame, wrec *const *recs,
                 return AK_E_UNSUPPORTED;
         return AK_OK;
     }
+    unsigned char *b = w->buf;
+    size_t len = 4;
     if (tag == ANM_TAG_FRM2) {
         if (frame > 0xFFFFu)
             return ak_fail(w->job, AK_E_UNSUPPORTED, -1,
                            "frame %u does not fit FRM2's 16-bit frame number (write variant=frm3)", frame);
-        ak_put(w->out, "FRM2", 4);
-        ak_put_u16(w->out, (uint16_t)frame);
+        memcpy(b, "FRM2", 4);
+        b[len++] = (unsigned char)frame;
+        b[len++] = (unsigned char)(frame >> 8);
     } else {
         if (w->frms == 0)
             return ak_fail(w->job, AK_E_UNSUPPORTED, -1, "FRM3 needs FRMS > 0 for its frame-number width");
@@ -685,18 +793,15 @@ static ak_status emit_chunk(wctx *w, int tag, uint32_t frame, wrec *const *recs,
             return ak_fail(w->job, AK_E_UNSUPPORTED, -1,
                            "frame %u does not fit FRM3's %d-bit frame number for FRMS = %u", frame, wd * 8,
                            w->frms);
-        ak_put(w->out, "FRM3", 4);
-        if (wd == 1)
-            ak_put_u8(w->out, (uint8_t)frame);
-        else if (wd == 2)
-            ak_put_u16(w->out, (uint16_t)frame);
-        else
-            ak_put_u32(w->out, frame);
+        memcpy(b, "FRM3", 4);
+        for (int i = 0; i < wd; i++)
+            b[len++] = (unsigned char)(frame >> (8 * i));
     }
-    ak_put_u8(w->out, (uint8_t)n);
+    b[len++] = (unsigned char)n;
     for (size_t i = 0; i < n; i++)
-        if (emit_frm2_key(w, recs[i]) != AK_OK)
+        if (emit_frm2_key(w, recs[i], &len) != AK_OK)
             return AK_E_UNSUPPORTED;
+    ak_put(w->out, b, len);
     return AK_OK;
 }
 
@@ -717,33 +822,20 @@ static ak_status emit_group(wctx *w, int tag, uint32_t frame, wrec *const *recs,
     return AK_OK;
 }
 
+/* The chunks as the layout prop lists them, their records as
+ * layout_matches found them. */
 static ak_status emit_layout(wctx *w, const ak_prop *lp)
 {
-    for (size_t t = 0; t < w->ntr; t++)
-        w->tr[t].hint = 0; /* layout_matches walked them */
-    size_t p = 0;
-    wrec **list = NULL;
-    size_t cap = 0;
+    size_t p = 0, at = 0;
     ak_status s = AK_OK;
     while (s == AK_OK && p < lp->size) {
         uint8_t kind = lp->data[p];
-        uint32_t frame = ak_load_u32(lp->data + p + 1), n = ak_load_u32(lp->data + p + 5);
-        p += 9;
-        if (n > cap) {
-            wrec **q = ak_job_realloc(w->job, list, n, sizeof *q);
-            if (!q) {
-                s = nomem(w);
-                break;
-            }
-            list = q;
-            cap = n;
-        }
-        for (uint32_t i = 0; i < n; i++, p += 4)
-            list[i] = find_rec(&w->tr[ak_load_u32(lp->data + p)], frame);
+        uint32_t frame = anm_load_u32(lp->data + p + 1), n = anm_load_u32(lp->data + p + 5);
+        p += 9 + 4 * (size_t)n;
         int tag = w->forced_tag >= 0 ? w->forced_tag : kind;
-        s = emit_group(w, tag, frame, list, n);
+        s = emit_group(w, tag, frame, w->lay + at, n);
+        at += n;
     }
-    ak_job_free(w->job, list);
     return s;
 }
 
@@ -875,23 +967,46 @@ static ak_status write_clip(wctx *w)
     w->tr = ak_job_alloc(w->job, w->ntr, sizeof *w->tr);
     if (!w->tr)
         return nomem(w);
+    size_t keys = 0, nstored = 0;
+    for (size_t t = 0; t < w->ntr; t++) {
+        wtrack *wt = &w->tr[t];
+        wt->t = clip->tracks[t];
+        for (int c = 0; c < AK_CHANNELS; c++)
+            keys += wt->t->channel[c].count;
+        wt->records = records_prop(wt->t);
+        if (wt->records)
+            nstored += wt->records->size / ANM_EXTRA_SIZE;
+    }
+    /* Stored records are 16 bytes as channel entries are: both fit a
+     * block of channel entries. */
+    size_t ex_slots = (nstored * sizeof(anm_extra) + sizeof(wch) - 1) / sizeof(wch);
+    if (keys > SIZE_MAX - ex_slots)
+        return ak_fail(w->job, AK_E_LIMIT, -1, "too many keys");
+    w->pool = ak_job_alloc(w->job, keys + ex_slots, sizeof *w->pool);
+    if (!w->pool)
+        return nomem(w);
+    wch *wch_at = w->pool;
+    anm_extra *ex_at = (anm_extra *)(void *)(w->pool + keys);
     uint32_t max_frame = 0;
     int any = 0;
     for (size_t t = 0; t < w->ntr; t++) {
         wtrack *wt = &w->tr[t];
-        wt->t = clip->tracks[t];
-        for (int c = 0; c < AK_CHANNELS && s == AK_OK; c++)
-            s = prepare_channel(w, wt, c);
+        for (int c = 0; c < AK_CHANNELS && s == AK_OK; c++) {
+            s = prepare_channel(w, wt, c, wch_at);
+            wch_at += wt->t->channel[c].count;
+        }
         if (s == AK_OK)
-            s = prepare_extras(w, wt);
+            s = prepare_extras(w, wt, ex_at);
         if (s == AK_OK)
             s = natural_records(w, wt, (uint32_t)t);
         if (s != AK_OK)
             return s;
-        for (size_t i = 0; i < wt->nrec; i++) {
+        if (wt->records)
+            ex_at += wt->records->size / ANM_EXTRA_SIZE;
+        if (wt->nrec) { /* records ascend by frame */
             any = 1;
-            if (wt->recs[i].frame > max_frame)
-                max_frame = wt->recs[i].frame;
+            if (wt->recs[wt->nrec - 1].frame > max_frame)
+                max_frame = wt->recs[wt->nrec - 1].frame;
         }
     }
     if (w->rounded)
@@ -906,6 +1021,8 @@ static ak_status write_clip(wctx *w)
     const ak_prop *fp = ak_prop_get(cp, ANM_P_FRMS);
     const ak_prop *lp = ak_prop_get(cp, ANM_P_LAYOUT);
     int layout = layout_matches(w, lp);
+    if (layout < 0)
+        return nomem(w);
     if (layout && fp && fp->type == AK_PROP_INT && fp->i >= 0 && fp->i <= UINT32_MAX) {
         w->frms = (uint32_t)fp->i;
     } else {
@@ -955,6 +1072,9 @@ static ak_status write_clip(wctx *w)
     }
     if (form == 1 && w->ntr == 0 && ncmnt == 0)
         return AK_OK;
+    w->buf = ak_job_alloc(w->job, CHUNK_BUF, 1);
+    if (!w->buf)
+        return nomem(w);
     ak_put(out, "BMAP", 4);
     ak_put_u32(out, (uint32_t)w->ntr);
     for (size_t t = 0; t < w->ntr; t++)
@@ -976,13 +1096,12 @@ ak_status anm_write(ak_job *job, const ak_doc *doc, ak_sink *out)
     w.clip = doc->clips[0];
     w.out = out;
     ak_status s = write_clip(&w);
-    for (size_t t = 0; w.tr && t < w.ntr; t++) {
-        for (int c = 0; c < AK_CHANNELS; c++)
-            ak_job_free(job, w.tr[t].ch[c]);
-        ak_job_free(job, w.tr[t].ex);
+    for (size_t t = 0; w.tr && t < w.ntr; t++)
         ak_job_free(job, w.tr[t].recs);
-    }
     ak_job_free(job, w.tr);
+    ak_job_free(job, w.pool);
+    ak_job_free(job, w.lay);
+    ak_job_free(job, w.buf);
     if (s == AK_OK && ak_sink_failed(out))
         s = ak_fail(job, AK_E_NOMEM, -1, "out of memory while encoding");
     return s;
