@@ -89,7 +89,7 @@ void ak_heap_free_pooled(ak_heap *heap, void *ptr, size_t size);
 /* pool.c: large blocks kept from freed documents for the next read. The
  * pool is counted: each document using it holds a reference. */
 typedef struct ak_pool ak_pool;
-#define AK_POOL_MIN ((size_t)64 << 10) /* smaller blocks are malloc's business */
+#define AK_POOL_MIN ((size_t)16 << 10) /* smaller blocks are malloc's business */
 ak_pool *ak_pool_new(const ak_allocator *allocator);
 void ak_pool_retain(ak_pool *pool);
 void ak_pool_release(ak_pool *pool);

@@ -654,10 +654,11 @@ AK_API ak_status ak_registry_open(const ak_registry_config *config, ak_registry 
 AK_API void ak_registry_free(ak_registry *reg);
 
 /* Memory kept for reads (1.3). A registry with the default allocator keeps
- * up to 8 large blocks (64 MiB in all) of the documents read through it
- * when they are freed, and the next reads use them: memory fresh from the
- * kernel costs a page fault per 4 KiB, which for a read takes longer than
- * decoding. ak_registry_trim() frees what is kept now and returns how many
+ * the blocks of 16 KiB and more that freed documents, scratch memory and
+ * output buffers (given back with ak_buffer_free) leave, up to 16 blocks
+ * and 64 MiB in all, the newest first, and later reads and writes use
+ * them: memory fresh from the kernel costs a page fault per 4 KiB, which
+ * for a read takes longer than decoding. ak_registry_trim() frees what is kept now and returns how many
  * bytes that was; reads keep working (and keeping) afterwards. Thread-safe.
  * AK_REG_NO_POOL or a host allocator turns the keeping off. What is kept
  * lives until ak_registry_free() and the last document read through the
