@@ -1,14 +1,14 @@
-/* pool.c - blocks a freed document (or scratch, or output buffer) leaves
- * to the next read or write. A read
- * into fresh memory spends more time in the kernel's page faults than in
- * decoding (ped_cretaceous.ifp: 460 MB/s into fresh pages, 836 MB/s into
- * reused ones; a 100 KB .anm file 166 against 486), and malloc gives large
- * blocks back to the kernel as soon as they are freed. A host that reads
- * file after file (a level load, an editor re-reading on every change)
- * keeps a few such blocks here instead. One pool per registry, shared by
- * the documents read through it; it lives until the registry and the last
- * of those documents are freed. Only for the registry's default allocator:
- * a host with its own allocator keeps its own memory. */
+/* pool.c - blocks that freed documents, scratch memory and output buffers
+ * leave to the next read or write. A read into fresh memory spends more
+ * time in the kernel's page faults than in decoding (ped_cretaceous.ifp:
+ * 460 MB/s into fresh pages, 836 MB/s into reused ones; a 100 KB .anm file
+ * 166 against 486), and malloc gives large blocks back to the kernel as
+ * soon as they are freed. A host that reads file after file (a level load,
+ * an editor re-reading on every change) keeps a few such blocks here
+ * instead. One pool per registry, shared by the documents read through it;
+ * it lives until the registry and the last of those documents are freed.
+ * Only for the registry's default allocator: a host with its own allocator
+ * keeps its own memory. */
 #include "internal.h"
 
 #include <pthread.h>
