@@ -370,7 +370,8 @@ static void memory_of(const char *path, int json)
                    path, keys, peak, held, keys ? (double)held / keys : 0.0, sizeof(ak_key));
         else
             printf("memory: %s: %zu keys, peak %zu bytes during the read, %zu held by the document "
-                   "= %.1f bytes per key (ak_key itself is %zu)\n",
+                   "= %.1f bytes per key (ak_key itself is %zu; capacity asked of the allocator, with up to "
+                   "2 MiB per block of 4 MiB or more that huge-page alignment reserves and never touches)\n",
                    path, keys, peak, held, keys ? (double)held / keys : 0.0, sizeof(ak_key));
         ak_doc_free(doc);
     }
