@@ -70,7 +70,7 @@ typedef struct wctx {
     /* Scratch of every track in one block (tracks take slices): the
      * channel lists, then the stored records. */
     wch *pool;
-    unsigned char *buf;  /* CHUNK_BUF bytes: an FRM2/FRM3 chunk being built */
+    unsigned char *buf;  /* an FRM2/FRM3 chunk being built (chunk_buf_size) */
     unsigned rounded, merged, badrot;
 } wctx;
 
@@ -638,8 +638,14 @@ static void emit_mesh(wctx *w, const wrec *r)
 #define KEY_HEAD_MAX (3 + 36 + 4)
 /* A chunk gathers in wctx.buf and goes to the sink in one call (a mesh
  * body goes straight): tag, a frame number of up to 4 bytes, the count
- * and at most 255 records. */
-#define CHUNK_BUF (4 + 4 + 1 + 255 * KEY_HEAD_MAX)
+ * and at most 255 records, and never more than the document has. */
+static size_t chunk_buf_size(const wctx *w)
+{
+    size_t recs = 0;
+    for (size_t t = 0; t < w->ntr && recs < 255; t++)
+        recs += w->tr[t].nrec;
+    return 4 + 4 + 1 + (recs < 255 ? recs : 255) * KEY_HEAD_MAX;
+}
 
 /* Appends one key record to the chunk in w->buf (*used bytes so far). */
 static ak_status emit_frm2_key(wctx *w, const wrec *r, size_t *used)
@@ -1072,7 +1078,7 @@ static ak_status write_clip(wctx *w)
     }
     if (form == 1 && w->ntr == 0 && ncmnt == 0)
         return AK_OK;
-    w->buf = ak_job_alloc(w->job, CHUNK_BUF, 1);
+    w->buf = ak_job_alloc(w->job, chunk_buf_size(w), 1);
     if (!w->buf)
         return nomem(w);
     ak_put(out, "BMAP", 4);
