@@ -514,6 +514,7 @@ static inline ak_key *fill_key(chan_fill *cf, uint32_t frame, double time, const
     ak_key *k = cf->next++;
     k->tick = frame;
     k->time = time;
+    k->v[0] = k->v[1] = k->v[2] = k->v[3] = 0.0; /* the caller sets what its kind uses */
     if (size) {
         memcpy(cf->raw, raw, size);
         cf->raw += size;
@@ -645,7 +646,7 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **s
     chan_fill cf[AK_CHANNELS];
     for (int c = 0; c < AK_CHANNELS; c++) {
         ak_key *keys = NULL;
-        if (counts[c] && !(keys = ak_keys_append(t, (ak_channel_kind)c, counts[c])))
+        if (counts[c] && !(keys = ak_keys_append_uninit(t, (ak_channel_kind)c, counts[c])))
             return ak_fail(st->job, AK_E_NOMEM, -1, "out of memory");
         fill_init(&cf[c], keys, counts[c], rb);
         if (raw[c])
@@ -681,8 +682,11 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **s
         anm_store_u32(e + 8, mesh_off);
         anm_store_u32(e + 12, mesh_size);
     }
-    for (int c = 0; c < AK_CHANNELS && s == AK_OK; c++)
+    for (int c = 0; c < AK_CHANNELS && s == AK_OK; c++) {
         s = fill_flush(&cf[c]);
+        if (cf[c].next != cf[c].end) /* counted but not filled (never seen): cleared, not left unset */
+            memset(cf[c].next, 0, (size_t)(cf[c].end - cf[c].next) * sizeof(ak_key));
+    }
     if (s == AK_OK && n)
         s = ak_prop_set_bytes(doc, &t->props, ANM_P_RECORDS, table, n * ANM_EXTRA_SIZE);
     if (s == AK_OK && mesh_count) {

@@ -53,6 +53,7 @@ typedef struct wtrack {
     wrec *recs;
     size_t nrec;
     size_t hint; /* find_rec: where the next record is likely */
+    const ak_key *clean_end[AK_CHANNELS]; /* keys before this one are untouched (asked once) */
 } wtrack;
 
 typedef struct wctx {
@@ -434,7 +435,19 @@ static ak_status natural_records(wctx *w, wtrack *wt, uint32_t bone)
 
 /* ---- encoding of single values ---- */
 
-static int raw_ok(const ak_key *k, uint32_t size) { return k && !ak_key_changed(k) && k->raw_size == size; }
+/* 1 when `k` is one of the track's keys already known untouched. */
+static int known_clean(const wtrack *wt, int c, const ak_key *k)
+{
+    uintptr_t at = (uintptr_t)k, first = (uintptr_t)wt->t->channel[c].keys;
+    return k && at >= first && at < (uintptr_t)wt->clean_end[c];
+}
+
+/* The key's stored bytes can be written as they are; `clean` when it is
+ * known untouched. */
+static int raw_ok(const ak_key *k, uint32_t size, int clean)
+{
+    return k && k->raw_size == size && (clean || !ak_key_changed(k));
+}
 
 static void put_floats(unsigned char *out, const double *v, int n)
 {
@@ -442,9 +455,9 @@ static void put_floats(unsigned char *out, const double *v, int n)
         anm_store_u32(out + 4 * i, ak_f32_bits((float)v[i]));
 }
 
-static inline void enc_vec(const ak_key *k, double dflt, unsigned char out[12])
+static inline void enc_vec(const ak_key *k, double dflt, unsigned char out[12], int clean)
 {
-    if (raw_ok(k, 12)) {
+    if (raw_ok(k, 12, clean)) {
         memcpy(out, k->raw, 12);
         return;
     }
@@ -454,9 +467,9 @@ static inline void enc_vec(const ak_key *k, double dflt, unsigned char out[12])
     put_floats(out, v, 3);
 }
 
-static inline void enc_rot(wctx *w, const ak_key *k, unsigned char out[12])
+static inline void enc_rot(wctx *w, const ak_key *k, unsigned char out[12], int clean)
 {
-    if (raw_ok(k, 12)) {
+    if (raw_ok(k, 12, clean)) {
         memcpy(out, k->raw, 12);
         return;
     }
@@ -468,34 +481,35 @@ static inline void enc_rot(wctx *w, const ak_key *k, unsigned char out[12])
         anm_store_u32(out + 4 * i, ak_f32_bits(xyz[i]));
 }
 
-static unsigned vis_bits(const ak_key *k)
+static unsigned vis_bits(const ak_key *k, int clean)
 {
     if (!k)
         return ANM_F_VIS_ON;
-    if (raw_ok(k, 1) && (k->raw[0] & (ANM_F_VIS_ON | ANM_F_VIS_OFF)))
+    if (raw_ok(k, 1, clean) && (k->raw[0] & (ANM_F_VIS_ON | ANM_F_VIS_OFF)))
         return k->raw[0] & (ANM_F_VIS_ON | ANM_F_VIS_OFF);
-    if (raw_ok(k, 4))
+    if (raw_ok(k, 4, clean))
         return ak_load_u32(k->raw) ? ANM_F_VIS_ON : ANM_F_VIS_OFF;
     return k->v[0] >= 0.5 ? ANM_F_VIS_ON : ANM_F_VIS_OFF;
 }
 
-static uint32_t visi_value(const ak_key *k)
+static uint32_t visi_value(const ak_key *k, int clean)
 {
-    if (raw_ok(k, 4))
+    if (raw_ok(k, 4, clean))
         return ak_load_u32(k->raw);
-    return (vis_bits(k) & ANM_F_VIS_ON) ? 1u : 0u;
+    return (vis_bits(k, clean) & ANM_F_VIS_ON) ? 1u : 0u;
 }
 
 /* Comparable encoding of one channel (generate mode). */
-static void enc_channel(wctx *w, int c, const ak_key *k, unsigned char out[12])
+static void enc_channel(wctx *w, const wtrack *wt, int c, const ak_key *k, unsigned char out[12])
 {
+    int clean = known_clean(wt, c, k);
     memset(out, 0, 12);
     if (c == CH_ROT)
-        enc_rot(w, k, out);
+        enc_rot(w, k, out, clean);
     else if (c == CH_VIS)
-        out[0] = (unsigned char)vis_bits(k);
+        out[0] = (unsigned char)vis_bits(k, clean);
     else
-        enc_vec(k, c == CH_SCALE ? 1.0 : 0.0, out);
+        enc_vec(k, c == CH_SCALE ? 1.0 : 0.0, out, clean);
 }
 
 /* ---- sparse generation ---- */
@@ -536,14 +550,14 @@ static ak_status generate_records(wctx *w, wtrack *wt, uint32_t bone, uint32_t l
                 }
             } else if (at) {
                 unsigned char e[12];
-                enc_channel(w, c, at->key, e);
+                enc_channel(w, wt, c, at->key, e);
                 k = at->key;
                 include = !have_prev[c] || memcmp(e, prev[c], 12) != 0;
             }
             if (include) {
                 r.key[c] = k;
                 r.has |= HAS(c);
-                enc_channel(w, c, k, prev[c]);
+                enc_channel(w, wt, c, k, prev[c]);
                 have_prev[c] = 1;
             }
         }
@@ -654,6 +668,7 @@ static ak_status emit_frm2_key(wctx *w, const wrec *r, size_t *used)
         return ak_fail(w->job, AK_E_UNSUPPORTED, -1,
                        "bone %u ('%s') is keyed, but FRM2/FRM3 store bone indices in 8 bits (write variant=4.0)",
                        r->bone, w->tr[r->bone].t->bone);
+    const wtrack *wt = &w->tr[r->bone];
     unsigned flags = 0;
     if (r->has & HAS(CH_POS))
         flags |= ANM_F_POS;
@@ -662,7 +677,7 @@ static ak_status emit_frm2_key(wctx *w, const wrec *r, size_t *used)
     if (r->has & HAS(CH_SCALE))
         flags |= ANM_F_SCALE;
     if (r->has & HAS(CH_VIS))
-        flags |= vis_bits(r->key[CH_VIS]);
+        flags |= vis_bits(r->key[CH_VIS], known_clean(wt, CH_VIS, r->key[CH_VIS]));
     if (extra_has_mesh(r->ex))
         flags |= ANM_F_MESH;
     if (mirrored_bit(w, r))
@@ -673,15 +688,15 @@ static ak_status emit_frm2_key(wctx *w, const wrec *r, size_t *used)
     b[1] = (unsigned char)(flags & 0xFFu);
     b[2] = (unsigned char)(flags >> 8);
     if (flags & ANM_F_POS) {
-        enc_vec(r->key[CH_POS], 0.0, b + len);
+        enc_vec(r->key[CH_POS], 0.0, b + len, known_clean(wt, CH_POS, r->key[CH_POS]));
         len += 12;
     }
     if (flags & ANM_F_ROT) {
-        enc_rot(w, r->key[CH_ROT], b + len);
+        enc_rot(w, r->key[CH_ROT], b + len, known_clean(wt, CH_ROT, r->key[CH_ROT]));
         len += 12;
     }
     if (flags & ANM_F_SCALE) {
-        enc_vec(r->key[CH_SCALE], 1.0, b + len);
+        enc_vec(r->key[CH_SCALE], 1.0, b + len, known_clean(wt, CH_SCALE, r->key[CH_SCALE]));
         len += 12;
     }
     if (flags & ANM_F_MESH) {
@@ -703,7 +718,7 @@ static void emit_matr(wctx *w, const wrec *r)
     const ak_key *kp = (r->has & HAS(CH_POS)) ? r->key[CH_POS] : sample(wt, CH_POS, r->frame);
     const ak_key *ks = (r->has & HAS(CH_SCALE)) ? r->key[CH_SCALE] : sample(wt, CH_SCALE, r->frame);
     ak_put(w->out, "MATR", 4);
-    if (raw_ok(kr, 36) && (!ks || !ak_key_changed(ks))) {
+    if (raw_ok(kr, 36, known_clean(wt, CH_ROT, kr)) && (!ks || known_clean(wt, CH_SCALE, ks) || !ak_key_changed(ks))) {
         ak_put(w->out, kr->raw, 36);
     } else {
         static const double id[4] = { 0, 0, 0, 1 };
@@ -720,7 +735,7 @@ static void emit_matr(wctx *w, const wrec *r)
             ak_put_f32(w->out, m[i]);
     }
     unsigned char b[12];
-    enc_vec(kp, 0.0, b);
+    enc_vec(kp, 0.0, b, known_clean(wt, CH_POS, kp));
     ak_put(w->out, b, 12);
 }
 
@@ -756,7 +771,7 @@ static ak_status emit_bone(wctx *w, const wrec *r)
             emit_matr(w, r);
         } else if (order[i] == ANM_SUB_VISI) {
             ak_put(w->out, "VISI", 4);
-            ak_put_u32(w->out, visi_value(r->key[CH_VIS]));
+            ak_put_u32(w->out, visi_value(r->key[CH_VIS], known_clean(&w->tr[r->bone], CH_VIS, r->key[CH_VIS])));
         } else {
             ak_put(w->out, "MESH", 4);
             emit_mesh(w, r);
@@ -977,8 +992,11 @@ static ak_status write_clip(wctx *w)
     for (size_t t = 0; t < w->ntr; t++) {
         wtrack *wt = &w->tr[t];
         wt->t = clip->tracks[t];
-        for (int c = 0; c < AK_CHANNELS; c++)
-            keys += wt->t->channel[c].count;
+        for (int c = 0; c < AK_CHANNELS; c++) {
+            const ak_channel *ch = &wt->t->channel[c];
+            keys += ch->count;
+            wt->clean_end[c] = ch->keys + ak_keys_unchanged(ch->keys, ch->count);
+        }
         wt->records = records_prop(wt->t);
         if (wt->records)
             nstored += wt->records->size / ANM_EXTRA_SIZE;
