@@ -571,11 +571,10 @@ ak_key *ak_keys_append(ak_track *track, ak_channel_kind kind, size_t count)
 ak_key *ak_keys_append_uninit(ak_track *track, ak_channel_kind kind, size_t count)
 {
     ak_key *first = keys_grow(track, kind, count);
-    for (size_t i = 0; first && i < count; i++) {
+    for (size_t i = 0; first && i < count; i++) { /* the fingerprint counts only once attached */
         first[i].raw = NULL;
         first[i].raw_size = 0;
         first[i].flags_ = 0;
-        first[i].fingerprint_ = 0;
     }
     return first;
 }

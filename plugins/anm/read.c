@@ -401,7 +401,7 @@ static int cmp_rec(const void *a, const void *b)
 static ak_status sort_records(reader_state *st, uint32_t *max_frame)
 {
     size_t *next = ak_job_alloc(st->job, (size_t)st->bones + 1, sizeof *next);
-    rec **sorted = next ? ak_job_alloc(st->job, st->nrec, sizeof *sorted) : NULL;
+    rec **sorted = next ? ak_job_alloc_uninit(st->job, st->nrec, sizeof *sorted) : NULL; /* each slot set once */
     st->bone_end = next;
     st->sorted = sorted;
     if (!sorted)
@@ -857,8 +857,9 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
             most = st->bone_end[b] - from;
         from = st->bone_end[b];
     }
-    unsigned char *table = ak_job_alloc(job, most, ANM_EXTRA_SIZE);
-    unsigned char *mesh = table ? ak_job_alloc(job, st->mesh_bytes, 1) : NULL;
+    /* Only what a bone writes into these is read back: no clearing. */
+    unsigned char *table = ak_job_alloc_uninit(job, most, ANM_EXTRA_SIZE);
+    unsigned char *mesh = table ? ak_job_alloc_uninit(job, st->mesh_bytes, 1) : NULL;
     if (!mesh) {
         ak_job_free(job, table);
         return AK_E_NOMEM;
