@@ -20,28 +20,14 @@
 #include <stddef.h>
 #include <string.h>
 
-/* Six factors, padded to a whole vector. */
-static const uint64_t lane_factor[8] = { 0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full, 0x165667B19E3779F9ull,
-                                         0xD6E8FEB86659FD93ull, 0xFF51AFD7ED558CCDull, 0xC4CEB9FE1A85EC53ull, 0, 0 };
+/* The six factors, padded to a whole vector. */
+static const uint64_t lane_factor[8] = { AK_FP_FACTORS, 0, 0 };
 
 /* time, tick and v[0..3] are six consecutive words: the vector form loads
- * them at once, the plain form walks them. */
+ * them at once. */
 _Static_assert(offsetof(ak_key, tick) == 8 && offsetof(ak_key, v) == 16 && sizeof(double) == 8 &&
                    sizeof(int64_t) == 8,
                "ak_key starts with six 64-bit words");
-
-uint64_t ak_key_fingerprint(const ak_key *key)
-{
-    const unsigned char *p = (const unsigned char *)key;
-    uint64_t fp = 0;
-    for (int i = 0; i < 6; i++) {
-        uint64_t w;
-        memcpy(&w, p + 8 * i, sizeof w);
-        w *= lane_factor[i];
-        fp ^= w ^ (w >> 32);
-    }
-    return fp;
-}
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
