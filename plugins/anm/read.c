@@ -64,16 +64,11 @@ static void tag_text(const unsigned char *p, size_t n, char out[20])
     out[o] = '\0';
 }
 
-/* Room for `cap` records. Not cleared: new_rec() writes a record whole
- * before anything reads it (a realloc would clear the estimate's room). */
 static int reserve_recs(reader_state *st, size_t cap)
 {
-    rec *p = ak_job_alloc_uninit(st->job, cap, sizeof *p);
+    rec *p = ak_job_realloc(st->job, st->recs, cap, sizeof *p);
     if (!p)
         return 0;
-    if (st->nrec)
-        memcpy(p, st->recs, st->nrec * sizeof *p);
-    ak_job_free(st->job, st->recs);
     st->recs = p;
     st->caprec = cap;
     return 1;
