@@ -258,7 +258,7 @@ static uint32_t *track_frames(wctx *w, const wtrack *wt, uint32_t extra1, uint32
     size_t total = wt->nex + 2;
     for (int c = 0; c < AK_CHANNELS; c++)
         total += wt->n[c];
-    uint32_t *f = ak_job_alloc(w->job, total, sizeof *f);
+    uint32_t *f = ak_job_alloc_uninit(w->job, total, sizeof *f); /* the first *count are set */
     if (!f)
         return NULL;
     size_t n = 0;
@@ -313,7 +313,7 @@ static void merge_runs(uint32_t *f, uint32_t *tmp, size_t n)
 
 static size_t unique_sorted(wctx *w, uint32_t *f, size_t n)
 {
-    uint32_t *tmp = n > 1 ? ak_job_alloc(w->job, n, sizeof *tmp) : NULL;
+    uint32_t *tmp = n > 1 ? ak_job_alloc_uninit(w->job, n, sizeof *tmp) : NULL; /* merge space */
     if (tmp)
         merge_runs(f, tmp, n);
     else
@@ -873,7 +873,7 @@ static ak_status emit_sorted(wctx *w)
     size_t total = 0;
     for (size_t t = 0; t < w->ntr; t++)
         total += w->tr[t].nrec;
-    wrec **all = ak_job_alloc(w->job, total, sizeof *all);
+    wrec **all = ak_job_alloc_uninit(w->job, total, sizeof *all); /* every slot set below */
     if (!all)
         return nomem(w);
     size_t n = 0;
@@ -1096,7 +1096,7 @@ static ak_status write_clip(wctx *w)
     }
     if (form == 1 && w->ntr == 0 && ncmnt == 0)
         return AK_OK;
-    w->buf = ak_job_alloc(w->job, chunk_buf_size(w), 1);
+    w->buf = ak_job_alloc_uninit(w->job, chunk_buf_size(w), 1); /* written before it is put */
     if (!w->buf)
         return nomem(w);
     ak_put(out, "BMAP", 4);
