@@ -65,8 +65,10 @@
  *                    (no clearing of memory the plugin overwrites anyway);
  *                    ak_keys_unchanged() (a writer asks once per channel);
  *                    host API: ak_registry_trim() and AK_REG_NO_POOL (a
- *                    registry keeps freed documents' large blocks for later
- *                    reads). ak_codec is unchanged; 1.0, 1.1 and 1.2
+ *                    registry keeps the blocks that freed documents,
+ *                    scratch and returned output buffers leave, for later
+ *                    reads and writes; ak_buffer_free() gives a buffer
+ *                    back). ak_codec is unchanged; 1.0, 1.1 and 1.2
  *                    plugins keep loading (tests/plugins/oldminor.c,
  *                    minor11.c, minor12.c).
  */
