@@ -995,7 +995,7 @@ static ak_status write_clip(wctx *w)
         for (int c = 0; c < AK_CHANNELS; c++) {
             const ak_channel *ch = &wt->t->channel[c];
             keys += ch->count;
-            wt->clean_end[c] = ch->keys + ak_keys_unchanged(ch->keys, ch->count);
+            wt->clean_end[c] = ch->count ? ch->keys + ak_keys_unchanged(ch->keys, ch->count) : NULL;
         }
         wt->records = records_prop(wt->t);
         if (wt->records)
