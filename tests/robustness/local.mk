@@ -44,3 +44,11 @@ tests_robustness_test_regressions_CFLAGS = $(ROBUST_CFLAGS)
 tests_robustness_test_regressions_LDADD = $(ROBUST_LIBS)
 
 EXTRA_DIST += tests/robustness/crashes fuzz
+
+# The CLI under valgrind's memcheck over the samples and corpus: no read of
+# unwritten memory. Not under the sanitizers (valgrind cannot run them).
+TESTS += tests/robustness/memcheck.sh
+EXTRA_DIST += tests/robustness/memcheck.sh
+if SANITIZERS
+AM_TESTS_ENVIRONMENT += AK_MEMCHECK_SKIP='the build uses the sanitizers, which valgrind cannot run'; export AK_MEMCHECK_SKIP;
+endif
