@@ -172,28 +172,6 @@ void ak_sink_init(ak_sink *s, const ak_allocator *allocator)
     s->allocator = allocator ? allocator : &ak_default_allocator;
 }
 
-/* Gives a buffer back: to the pool when it is large and the pool has room. */
-static void sink_drop(ak_sink *s, unsigned char *data, size_t capacity)
-{
-    if (data && !(capacity >= AK_POOL_MIN && ak_pool_give(s->pool, data, capacity)))
-        s->allocator->free(s->allocator->user, data);
-}
-
-/* A large buffer from the pool instead of fresh pages, when it has one. */
-static int sink_from_pool(ak_sink *s, size_t cap)
-{
-    size_t got;
-    unsigned char *p = cap >= AK_POOL_MIN ? ak_pool_take(s->pool, cap, &got) : NULL;
-    if (!p)
-        return 0;
-    if (s->size)
-        memcpy(p, s->data, s->size);
-    sink_drop(s, s->data, s->capacity);
-    s->data = p;
-    s->capacity = got;
-    return 1;
-}
-
 static int sink_grow(ak_sink *s, size_t more)
 {
     size_t cap = s->capacity ? s->capacity : 4096;
@@ -204,9 +182,15 @@ static int sink_grow(ak_sink *s, size_t more)
         }
         cap *= 2;
     }
-    if (sink_from_pool(s, cap))
+    /* A large buffer from the pool instead of fresh pages, when it has one. */
+    size_t got;
+    unsigned char *p = ak_pool_move(s->pool, s->allocator, s->data, s->size, s->capacity, cap, &got);
+    if (p) {
+        s->data = p;
+        s->capacity = got;
         return 1;
-    unsigned char *p = s->allocator->realloc(s->allocator->user, s->data, cap);
+    }
+    p = s->allocator->realloc(s->allocator->user, s->data, cap);
     if (!p) {
         s->failed = 1;
         return 0;
@@ -310,7 +294,7 @@ unsigned char *ak_sink_take(ak_sink *s, size_t *size)
 
 void ak_sink_release(ak_sink *s)
 {
-    sink_drop(s, s->data, s->capacity);
+    ak_pool_put(s->pool, s->allocator, s->data, s->capacity);
     s->data = NULL;
     s->size = s->capacity = 0;
 }

@@ -73,30 +73,16 @@ void *ak_heap_alloc(ak_heap *heap, size_t size)
     return p;
 }
 
-/* A growing block moves into a kept one when the pool has one, instead of
- * into fresh pages (then, like the old block, it may go back to the pool). */
-static void *heap_move_to_pool(ak_heap *heap, void *ptr, size_t old_size, size_t new_size)
-{
-    size_t got;
-    if (!heap->pool || new_size < AK_POOL_MIN || new_size <= old_size)
-        return NULL;
-    void *p = ak_pool_take(heap->pool, new_size, &got);
-    if (p) {
-        memcpy(p, ptr, old_size);
-        ak_heap_free_pooled(heap, ptr, old_size);
-        heap->used += new_size;
-    }
-    return p;
-}
-
 void *ak_heap_realloc(ak_heap *heap, void *ptr, size_t old_size, size_t new_size)
 {
     if (new_size > old_size && !heap_admit(heap, new_size - old_size))
         return NULL;
-    void *moved = ptr ? heap_move_to_pool(heap, ptr, old_size, new_size) : NULL;
-    if (moved)
-        return moved;
-    void *p = heap->allocator.realloc(heap->allocator.user, ptr, new_size ? new_size : 1);
+    /* A growing block moves into a kept one when the pool has one, instead
+     * of into fresh pages; the old block may then go back to the pool. */
+    size_t got;
+    void *p = ptr ? ak_pool_move(heap->pool, &heap->allocator, ptr, old_size, old_size, new_size, &got) : NULL;
+    if (!p)
+        p = heap->allocator.realloc(heap->allocator.user, ptr, new_size ? new_size : 1);
     if (!p) {
         heap_out_of_memory(heap);
         return NULL;
@@ -131,11 +117,10 @@ void *ak_heap_alloc_pooled(ak_heap *heap, size_t size)
 
 void ak_heap_free_pooled(ak_heap *heap, void *ptr, size_t size)
 {
-    if (ptr && ak_pool_give(heap->pool, ptr, size)) {
-        heap->used -= size < heap->used ? size : heap->used;
+    if (!ptr)
         return;
-    }
-    ak_heap_free(heap, ptr, size);
+    ak_pool_put(heap->pool, &heap->allocator, ptr, size);
+    heap->used -= size < heap->used ? size : heap->used;
 }
 
 /* Everything a document holds (clips, tracks, key and prop arrays, strings,

@@ -111,8 +111,15 @@ void ak_pool_retain(ak_pool *pool);
 void ak_pool_release(ak_pool *pool);
 /* A kept block of `size` to 2 x `size` bytes (its size in *got), or NULL. */
 void *ak_pool_take(ak_pool *pool, size_t size, size_t *got);
-/* 1 when the pool keeps the block; 0 when the caller must free it. */
-int ak_pool_give(ak_pool *pool, void *ptr, size_t size);
+/* Keeps the block (`size` bytes, exactly what was asked for or less), or
+ * frees it with `allocator` when the pool is NULL or does not keep such
+ * sizes. */
+void ak_pool_put(ak_pool *pool, const ak_allocator *allocator, void *ptr, size_t size);
+/* Growing a block through the pool: a kept block of at least `size` bytes
+ * holding the first `keep` bytes of `old`, which goes to ak_pool_put(); NULL
+ * (and `old` untouched) when the pool has none. */
+void *ak_pool_move(ak_pool *pool, const ak_allocator *allocator, void *old, size_t keep, size_t old_size,
+                   size_t size, size_t *got);
 /* Frees every kept block; the bytes released. */
 size_t ak_pool_trim(ak_pool *pool);
 /* ak_write() hands the host a buffer of `size` bytes of capacity; the pool

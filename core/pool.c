@@ -77,11 +77,17 @@ void ak_pool_release(ak_pool *pool)
     pool->allocator.free(pool->allocator.user, pool);
 }
 
+/* Removes entry i of a list, keeping the order (oldest first). */
+static void remove_at(pooled *items, size_t *count, size_t i)
+{
+    memmove(&items[i], &items[i + 1], (*count - i - 1) * sizeof items[0]);
+    (*count)--;
+}
+
 static void drop(ak_pool *pool, size_t i)
 {
     pool->bytes -= pool->blocks[i].size;
-    memmove(&pool->blocks[i], &pool->blocks[i + 1], (pool->count - i - 1) * sizeof pool->blocks[0]);
-    pool->count--;
+    remove_at(pool->blocks, &pool->count, i);
 }
 
 /* The smallest kept block of at least `size` bytes and at most twice that
@@ -108,11 +114,16 @@ void *ak_pool_take(ak_pool *pool, size_t size, size_t *got)
 }
 
 /* Keeps the block, freeing the longest-kept ones when there is no room:
- * the sizes a host reads now matter more than those of a while ago. */
-int ak_pool_give(ak_pool *pool, void *ptr, size_t size)
+ * the sizes a host reads now matter more than those of a while ago. A
+ * block the pool does not keep is freed with `allocator`. */
+void ak_pool_put(ak_pool *pool, const ak_allocator *allocator, void *ptr, size_t size)
 {
-    if (!pool || size < AK_POOL_MIN || size > POOL_BYTES)
-        return 0;
+    if (!ptr)
+        return;
+    if (!pool || size < AK_POOL_MIN || size > POOL_BYTES) {
+        allocator->free(allocator->user, ptr);
+        return;
+    }
     pthread_mutex_lock(&pool->lock);
     while (pool->count == POOL_BLOCKS || size > POOL_BYTES - pool->bytes) {
         pool->allocator.free(pool->allocator.user, pool->blocks[0].ptr);
@@ -121,7 +132,18 @@ int ak_pool_give(ak_pool *pool, void *ptr, size_t size)
     pool->blocks[pool->count++] = (pooled){ ptr, size };
     pool->bytes += size;
     pthread_mutex_unlock(&pool->lock);
-    return 1;
+}
+
+void *ak_pool_move(ak_pool *pool, const ak_allocator *allocator, void *old, size_t keep, size_t old_size,
+                   size_t size, size_t *got)
+{
+    void *p = size > old_size ? ak_pool_take(pool, size, got) : NULL;
+    if (p) {
+        if (keep)
+            memcpy(p, old, keep);
+        ak_pool_put(pool, allocator, old, old_size);
+    }
+    return p;
 }
 
 /* Forgets the lent buffer at `ptr`, if any; its size in *size. */
@@ -130,8 +152,7 @@ static int unlend(ak_pool *pool, void *ptr, size_t *size)
     for (size_t i = 0; i < pool->lent_count; i++)
         if (pool->lent[i].ptr == ptr) {
             *size = pool->lent[i].size;
-            memmove(&pool->lent[i], &pool->lent[i + 1], (pool->lent_count - i - 1) * sizeof pool->lent[0]);
-            pool->lent_count--;
+            remove_at(pool->lent, &pool->lent_count, i);
             return 1;
         }
     return 0;
@@ -147,10 +168,8 @@ void ak_pool_lend(ak_pool *pool, void *ptr, size_t size)
     size_t old;
     pthread_mutex_lock(&pool->lock);
     unlend(pool, ptr, &old);
-    if (pool->lent_count == POOL_BLOCKS) {
-        memmove(&pool->lent[0], &pool->lent[1], (POOL_BLOCKS - 1) * sizeof pool->lent[0]);
-        pool->lent_count--;
-    }
+    if (pool->lent_count == POOL_BLOCKS)
+        remove_at(pool->lent, &pool->lent_count, 0);
     pool->lent[pool->lent_count++] = (pooled){ ptr, size };
     pthread_mutex_unlock(&pool->lock);
 }
@@ -163,9 +182,7 @@ int ak_pool_return(ak_pool *pool, void *ptr)
     pthread_mutex_lock(&pool->lock);
     int lent = unlend(pool, ptr, &size);
     pthread_mutex_unlock(&pool->lock);
-    if (!lent)
-        return 0;
-    if (!ak_pool_give(pool, ptr, size))
-        pool->allocator.free(pool->allocator.user, ptr);
-    return 1;
+    if (lent)
+        ak_pool_put(pool, &pool->allocator, ptr, size);
+    return lent;
 }
