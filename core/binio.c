@@ -6,17 +6,11 @@
 
 /* The readers below call these static forms, not the exported ones: a
  * call between exported functions of a shared library goes through the
- * PLT, which cost more than the reading itself (issue 13). */
-static inline uint16_t le16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+ * PLT, which cost more than the reading itself (issue 13); the loads are
+ * plugin.h's inline ak_peek_*(). */
+uint16_t ak_load_u16(const unsigned char *p) { return ak_peek_u16(p); }
 
-static inline uint32_t le32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-uint16_t ak_load_u16(const unsigned char *p) { return le16(p); }
-
-uint32_t ak_load_u32(const unsigned char *p) { return le32(p); }
+uint32_t ak_load_u32(const unsigned char *p) { return ak_peek_u32(p); }
 
 float ak_bits_f32(uint32_t bits)
 {
@@ -136,13 +130,13 @@ uint8_t ak_u8(ak_reader *r)
 uint16_t ak_u16(ak_reader *r)
 {
     const unsigned char *p = take(r, 2, "16-bit value");
-    return p ? le16(p) : 0;
+    return p ? ak_peek_u16(p) : 0;
 }
 
 static inline uint32_t read32(ak_reader *r)
 {
     const unsigned char *p = take(r, 4, "32-bit value");
-    return p ? le32(p) : 0;
+    return p ? ak_peek_u32(p) : 0;
 }
 
 uint32_t ak_u32(ak_reader *r) { return read32(r); }
@@ -150,7 +144,7 @@ uint32_t ak_u32(ak_reader *r) { return read32(r); }
 uint64_t ak_u64(ak_reader *r)
 {
     const unsigned char *p = take(r, 8, "64-bit value");
-    return p ? (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32 : 0;
+    return p ? (uint64_t)ak_peek_u32(p) | (uint64_t)ak_peek_u32(p + 4) << 32 : 0;
 }
 
 int16_t ak_i16(ak_reader *r) { return (int16_t)ak_u16(r); }

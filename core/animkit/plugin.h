@@ -64,6 +64,7 @@
  *              1.3 - speed: ak_keys_append_uninit() and ak_job_alloc_uninit()
  *                    (no clearing of memory the plugin overwrites anyway);
  *                    ak_keys_unchanged() (a writer asks once per channel);
+ *                    ak_peek_u16/_u32/_f32(): inline little-endian loads;
  *                    host API: ak_registry_trim() and AK_REG_NO_POOL (a
  *                    registry keeps the blocks that freed documents,
  *                    scratch and returned output buffers leave, for later
@@ -76,6 +77,8 @@
 #define ANIMKIT_PLUGIN_H
 
 #include "animkit.h"
+
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -346,6 +349,20 @@ AK_API uint16_t ak_load_u16(const unsigned char *p);
 AK_API uint32_t ak_load_u32(const unsigned char *p);
 AK_API float ak_bits_f32(uint32_t bits);
 AK_API uint32_t ak_f32_bits(float value);
+/* The same loads inline, in the plugin itself (1.3): in a per-key loop a
+ * call through the library costs more than the load. */
+static inline uint16_t ak_peek_u16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t ak_peek_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline float ak_peek_f32(const unsigned char *p)
+{
+    uint32_t bits = ak_peek_u32(p);
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
 
 /* ------------------------------------------------------------------------
  * Numbers as text (ABI 1.2), the same whatever locale the host has set:

@@ -138,21 +138,6 @@ static ak_status read_events(ani_rd *rd, ak_clip *clip)
     return AK_OK;
 }
 
-/* Loads inside the key loop, here rather than called through the library
- * (ak_load_u32/ak_bits_f32 do the same). */
-static uint32_t u32_at(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static float f32_at(const unsigned char *p)
-{
-    uint32_t bits = u32_at(p);
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
 static ak_status read_keys(ani_rd *rd, ak_track *t)
 {
     size_t rot_size = ani_rotation_size(rd->version);
@@ -174,12 +159,12 @@ static ak_status read_keys(ani_rd *rd, ak_track *t)
     if (!stored)
         return nomem(rd);
     for (size_t i = 0; i < n; i++, p += key_size, at += key_size) {
-        int32_t ms = (int32_t)u32_at(p + rot_size + 12);
+        int32_t ms = (int32_t)ak_peek_u32(p + rot_size + 12);
         float q[4];
         switch (rd->version) {
         case ANI_V_FLOAT:
             for (int c = 0; c < 4; c++)
-                q[c] = f32_at(p + 4 * c);
+                q[c] = ak_peek_f32(p + 4 * c);
             break;
         case ANI_V_SMALL3:
             ani_decode_4001(ak_load_u32(p), q);
@@ -203,7 +188,7 @@ static ak_status read_keys(ani_rd *rd, ak_track *t)
         tk[i].tick = ms;
         tk[i].time = time;
         for (int c = 0; c < 3; c++)
-            tk[i].v[c] = (double)f32_at(p + rot_size + 4 * c);
+            tk[i].v[c] = (double)ak_peek_f32(p + rot_size + 4 * c);
         tk[i].v[3] = 0.0;
     }
     if (ak_keys_set_raw(rk, n, stored, key_size, rot_size) != AK_OK ||

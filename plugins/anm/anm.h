@@ -80,11 +80,6 @@ static inline void anm_store_u32(unsigned char *p, uint32_t v)
     p[3] = (unsigned char)(v >> 24);
 }
 
-static inline uint32_t anm_load_u32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static inline void anm_extra_store(unsigned char *p, const anm_extra *e)
 {
     anm_store_u32(p, e->frame);
@@ -98,12 +93,12 @@ static inline void anm_extra_store(unsigned char *p, const anm_extra *e)
 
 static inline void anm_extra_load(const unsigned char *p, anm_extra *e)
 {
-    e->frame = anm_load_u32(p);
+    e->frame = ak_peek_u32(p);
     e->flags = (uint16_t)(p[4] | p[5] << 8);
     e->kind = p[6];
     e->order = p[7];
-    e->mesh_off = anm_load_u32(p + 8);
-    e->mesh_size = anm_load_u32(p + 12);
+    e->mesh_off = ak_peek_u32(p + 8);
+    e->mesh_size = ak_peek_u32(p + 12);
 }
 
 const ak_codec *anm_codec(void);

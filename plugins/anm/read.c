@@ -435,14 +435,11 @@ static ak_status sort_records(reader_state *st, uint32_t *max_frame)
     return AK_OK;
 }
 
-/* Little-endian float32s; inline (as ak_load_u32 + ak_bits_f32 would
- * compute) because every key payload goes through here. */
+/* Little-endian float32s, inline: every key payload goes through here. */
 static void load_floats(const unsigned char *p, float *out, int n)
 {
-    for (int i = 0; i < n; i++, p += 4) {
-        uint32_t u = anm_load_u32(p);
-        memcpy(&out[i], &u, sizeof u);
-    }
+    for (int i = 0; i < n; i++, p += 4)
+        out[i] = ak_peek_f32(p);
 }
 
 /* Keys per channel, and their stored bytes, that a record gives (the
@@ -561,7 +558,7 @@ static ak_status fill_frmn(reader_state *st, chan_fill *cf, const rec *x, const 
     if (p->visi != SIZE_MAX) {
         if (!(k = fill_key(&cf[AK_VISIBILITY], x->frame, time, d + p->visi, 4)))
             return AK_E_NOMEM;
-        k->v[0] = anm_load_u32(d + p->visi) != 0 ? 1.0 : 0.0;
+        k->v[0] = ak_peek_u32(d + p->visi) != 0 ? 1.0 : 0.0;
     }
     return AK_OK;
 }

@@ -612,12 +612,12 @@ static int layout_matches(wctx *w, const ak_prop *lp)
         if (lp->size - p < 9)
             return 0;
         uint8_t kind = lp->data[p];
-        uint32_t frame = anm_load_u32(lp->data + p + 1), n = anm_load_u32(lp->data + p + 5);
+        uint32_t frame = ak_peek_u32(lp->data + p + 1), n = ak_peek_u32(lp->data + p + 5);
         p += 9;
         if (kind > ANM_TAG_FRM3 || n > (lp->size - p) / 4)
             return 0;
         for (uint32_t i = 0; i < n; i++, p += 4) {
-            uint32_t bone = anm_load_u32(lp->data + p);
+            uint32_t bone = ak_peek_u32(lp->data + p);
             if (bone >= w->ntr)
                 return 0;
             wrec *r = find_rec(&w->tr[bone], frame);
@@ -851,7 +851,7 @@ static ak_status emit_layout(wctx *w, const ak_prop *lp)
     ak_status s = AK_OK;
     while (s == AK_OK && p < lp->size) {
         uint8_t kind = lp->data[p];
-        uint32_t frame = anm_load_u32(lp->data + p + 1), n = anm_load_u32(lp->data + p + 5);
+        uint32_t frame = ak_peek_u32(lp->data + p + 1), n = ak_peek_u32(lp->data + p + 5);
         p += 9 + 4 * (size_t)n;
         int tag = w->forced_tag >= 0 ? w->forced_tag : kind;
         s = emit_group(w, tag, frame, w->lay + at, n);

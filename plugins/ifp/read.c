@@ -124,17 +124,9 @@ static void scan_families(const ak_reader *r, uint32_t bones, int *has_int, int 
     }
 }
 
-/* Loads inside the frame loops, inlined here rather than called through
- * the library (ak_load_u16/ak_bits_f32 do the same). */
-static int16_t s16(const unsigned char *p) { return (int16_t)(uint16_t)(p[0] | p[1] << 8); }
+static int16_t s16(const unsigned char *p) { return (int16_t)ak_peek_u16(p); }
 
-static double f32_at(const unsigned char *p)
-{
-    uint32_t bits = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
+static double f32_at(const unsigned char *p) { return ak_peek_f32(p); }
 
 /* The frames of one bone: keys appended in bulk, the frame records stored
  * once, each key's stored bytes pointing into them. */
