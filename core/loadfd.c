@@ -22,34 +22,14 @@
 #include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define MAX_TRIES 64
 
-/* Reads a hex number at *s; 0 when there is none. */
-static int hex_at(const char **s, unsigned long *v)
-{
-    const char *p = *s;
-    unsigned long x = 0;
-    for (;; p++) {
-        int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
-        if (d < 0)
-            break;
-        x = x << 4 | (unsigned long)d;
-    }
-    if (p == *s)
-        return 0;
-    *s = p;
-    *v = x;
-    return 1;
-}
-
-/* 1 when the object `handle` is mapped from the file open as `fd`: the
- * device and inode of the /proc/self/maps line whose range holds its
- * dynamic section. Only that line is parsed in full. */
+/* 1 when the object `handle` is mapped from the file open as `fd`. Asked
+ * only when the loader already knew the name: rare, so a plain scan. */
 static int same_file(void *handle, int fd)
 {
     struct link_map *lm = NULL;
@@ -61,18 +41,16 @@ static int same_file(void *handle, int fd)
     if (!maps)
         return 0;
     char line[512];
-    int same = 0, line_start = 1;
+    int same = 0;
     while (fgets(line, sizeof line, maps)) {
-        int starts = line_start; /* a long path may have split the line */
-        line_start = strchr(line, '\n') != NULL;
-        const char *p = line;
         unsigned long start, end, ino;
-        if (!starts || !hex_at(&p, &start) || *p++ != '-' || !hex_at(&p, &end) || at < start || at >= end)
-            continue;
         unsigned maj, min;
-        if (sscanf(line, "%lx-%lx %*s %*s %x:%x %lu", &start, &end, &maj, &min, &ino) == 5)
+        if (sscanf(line, "%lx-%lx %*s %*s %x:%x %lu", &start, &end, &maj, &min, &ino) != 5)
+            continue;
+        if (at >= start && at < end) {
             same = maj == major(st.st_dev) && min == minor(st.st_dev) && ino == (unsigned long)st.st_ino;
-        break;
+            break;
+        }
     }
     fclose(maps);
     return same;
