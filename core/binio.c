@@ -231,18 +231,10 @@ int ak_put_u16(ak_sink *s, uint16_t v)
     return put(s, b, 2);
 }
 
-static void store_u32(unsigned char *b, uint32_t v)
-{
-    b[0] = (unsigned char)v;
-    b[1] = (unsigned char)(v >> 8);
-    b[2] = (unsigned char)(v >> 16);
-    b[3] = (unsigned char)(v >> 24);
-}
-
 static inline int put32(ak_sink *s, uint32_t v)
 {
     unsigned char b[4];
-    store_u32(b, v);
+    ak_poke_u32(b, v);
     return put(s, b, 4);
 }
 
@@ -273,7 +265,7 @@ int ak_sink_patch_u32(ak_sink *s, size_t offset, uint32_t v)
 {
     if (s->failed || offset > s->size || s->size - offset < 4)
         return 0;
-    store_u32(s->data + offset, v);
+    ak_poke_u32(s->data + offset, v);
     return 1;
 }
 

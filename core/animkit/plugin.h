@@ -64,7 +64,8 @@
  *              1.3 - speed: ak_keys_append_uninit() and ak_job_alloc_uninit()
  *                    (no clearing of memory the plugin overwrites anyway);
  *                    ak_keys_unchanged() (a writer asks once per channel);
- *                    ak_peek_u16/_u32/_f32(): inline little-endian loads;
+ *                    ak_peek_u16/_u32/_f32(), ak_poke_u32(): inline
+ *                    little-endian loads and store;
  *                    host API: ak_registry_trim() and AK_REG_NO_POOL (a
  *                    registry keeps the blocks that freed documents,
  *                    scratch and returned output buffers leave, for later
@@ -362,6 +363,14 @@ static inline float ak_peek_f32(const unsigned char *p)
     float f;
     memcpy(&f, &bits, sizeof f);
     return f;
+}
+/* And the store, for a plugin assembling bytes in its own buffer. */
+static inline void ak_poke_u32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
 }
 
 /* ------------------------------------------------------------------------

@@ -72,23 +72,15 @@ typedef struct anm_extra {
 } anm_extra;
 
 /* Inline: the reader and the writer go through these once per record. */
-static inline void anm_store_u32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-    p[2] = (unsigned char)(v >> 16);
-    p[3] = (unsigned char)(v >> 24);
-}
-
 static inline void anm_extra_store(unsigned char *p, const anm_extra *e)
 {
-    anm_store_u32(p, e->frame);
+    ak_poke_u32(p, e->frame);
     p[4] = (unsigned char)e->flags;
     p[5] = (unsigned char)(e->flags >> 8);
     p[6] = e->kind;
     p[7] = e->order;
-    anm_store_u32(p + 8, e->mesh_off);
-    anm_store_u32(p + 12, e->mesh_size);
+    ak_poke_u32(p + 8, e->mesh_off);
+    ak_poke_u32(p + 12, e->mesh_size);
 }
 
 static inline void anm_extra_load(const unsigned char *p, anm_extra *e)

@@ -671,13 +671,13 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **s
             memcpy(bone_mesh + mesh_at, st->data + payload_of(x).mesh, mesh_size);
             mesh_at += mesh_size;
         }
-        anm_store_u32(e, x->frame);
+        ak_poke_u32(e, x->frame);
         e[4] = (unsigned char)x->flags;
         e[5] = (unsigned char)(x->flags >> 8);
         e[6] = x->kind;
         e[7] = x->order;
-        anm_store_u32(e + 8, mesh_off);
-        anm_store_u32(e + 12, mesh_size);
+        ak_poke_u32(e + 8, mesh_off);
+        ak_poke_u32(e + 12, mesh_size);
     }
     for (int c = 0; c < AK_CHANNELS && s == AK_OK; c++) {
         s = fill_flush(&cf[c]);
@@ -889,11 +889,11 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
     for (size_t i = 0; i < st->nchunk; i++) {
         const chunk *c = &st->chunks[i];
         *p++ = c->kind;
-        anm_store_u32(p, c->frame);
-        anm_store_u32(p + 4, (uint32_t)c->count);
+        ak_poke_u32(p, c->frame);
+        ak_poke_u32(p + 4, (uint32_t)c->count);
         p += 8;
         for (size_t k = 0; k < c->count; k++, p += 4)
-            anm_store_u32(p, st->recs[c->first + k].bone);
+            ak_poke_u32(p, st->recs[c->first + k].bone);
     }
     s = ak_prop_set_bytes(doc, cp, ANM_P_LAYOUT, lay, lsize);
     ak_job_free(job, lay);

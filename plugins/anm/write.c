@@ -452,7 +452,7 @@ static int raw_ok(const ak_key *k, uint32_t size, int clean)
 static void put_floats(unsigned char *out, const double *v, int n)
 {
     for (int i = 0; i < n; i++)
-        anm_store_u32(out + 4 * i, ak_f32_bits((float)v[i]));
+        ak_poke_u32(out + 4 * i, ak_f32_bits((float)v[i]));
 }
 
 static inline void enc_vec(const ak_key *k, double dflt, unsigned char out[12], int clean)
@@ -478,7 +478,7 @@ static inline void enc_rot(wctx *w, const ak_key *k, unsigned char out[12], int 
     if (!anm_quat_to_xyz(k ? k->v : id, xyz))
         w->badrot++;
     for (int i = 0; i < 3; i++)
-        anm_store_u32(out + 4 * i, ak_f32_bits(xyz[i]));
+        ak_poke_u32(out + 4 * i, ak_f32_bits(xyz[i]));
 }
 
 static unsigned vis_bits(const ak_key *k, int clean)
@@ -700,7 +700,7 @@ static ak_status emit_frm2_key(wctx *w, const wrec *r, size_t *used)
         len += 12;
     }
     if (flags & ANM_F_MESH) {
-        anm_store_u32(b + len, r->ex->mesh_size);
+        ak_poke_u32(b + len, r->ex->mesh_size);
         ak_put(w->out, w->buf, *used + len + 4);
         *used = 0;
         if (r->ex->mesh_size) /* an empty blob may have no mesh prop: no arithmetic on NULL */

@@ -998,7 +998,7 @@ static void sweep(ak_registry *reg, const unsigned char *d, size_t n, const char
                 if (i + 8 <= n) {
                     static const uint32_t big[] = { 0xFFFFFFFFu, 0x7FFFFFFFu, 0x10000u, 0xFFu };
                     for (int b = 0; b < 4; b++) {
-                        anm_store_u32(c + i + 4, big[b]);
+                        ak_poke_u32(c + i + 4, big[b]);
                         expect_clean_error(reg, c, n, name);
                     }
                     memcpy(c + i + 4, d + i + 4, 4);
@@ -1148,13 +1148,13 @@ START_TEST(t_bad_input)
     /* specific refusals */
     unsigned char *c = malloc(b.n);
     memcpy(c, b.p, b.n);
-    anm_store_u32(c + 4, 0x00070000u); /* unknown version */
+    ak_poke_u32(c + 4, 0x00070000u); /* unknown version */
     expect_fail(reg, c, b.n, "version 7.0");
     memcpy(c, b.p, b.n);
     c[b.n - 3 - 4 - 12 - 2] = 0x80; /* flags 0x80 set */
     expect_fail(reg, c, b.n, "flag 0x80");
     memcpy(c, b.p, b.n);
-    anm_store_u32(c + 12, 0); /* FRMS 0 with an FRM3 chunk */
+    ak_poke_u32(c + 12, 0); /* FRMS 0 with an FRM3 chunk */
     expect_fail(reg, c, b.n, "frm3 frms 0");
     free(c);
     /* bone index beyond BMAP; a bone keyed twice in one frame */
