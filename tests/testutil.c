@@ -169,3 +169,29 @@ void ak_test_pokes(const unsigned char *bytes, size_t n, size_t limit, size_t st
         }
     free(copy);
 }
+
+static void *counted_alloc(void *live, size_t n)
+{
+    void *p = malloc(n);
+    *(long *)live += p != NULL;
+    return p;
+}
+
+static void *counted_realloc(void *live, void *p, size_t n)
+{
+    void *q = realloc(p, n);
+    *(long *)live += q && !p;
+    return q;
+}
+
+static void counted_free(void *live, void *p)
+{
+    *(long *)live -= p != NULL;
+    free(p);
+}
+
+ak_allocator ak_test_counting_allocator(long *live)
+{
+    ak_allocator a = { counted_alloc, counted_realloc, counted_free, live };
+    return a;
+}

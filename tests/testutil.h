@@ -49,4 +49,8 @@ void ak_test_pokes(const unsigned char *bytes, size_t n, size_t limit, size_t st
 /* Runs the suite and returns the exit status for main(). */
 int ak_test_run(Suite *suite);
 
+/* An allocator over malloc that keeps in *live the number of blocks it
+ * holds (a registry's or a document's leaks and keepings show there). */
+ak_allocator ak_test_counting_allocator(long *live);
+
 #endif

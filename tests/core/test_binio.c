@@ -209,19 +209,10 @@ END_TEST
 
 /* Counts the blocks a registry's allocator holds. */
 static long live_blocks;
-static void *count_alloc(void *u, size_t n) { (void)u; void *p = malloc(n); live_blocks += p != NULL; return p; }
-static void *count_realloc(void *u, void *p, size_t n)
-{
-    (void)u;
-    void *q = realloc(p, n);
-    live_blocks += q && !p;
-    return q;
-}
-static void count_free(void *u, void *p) { (void)u; live_blocks -= p != NULL; free(p); }
-static const ak_allocator counting = { count_alloc, count_realloc, count_free, NULL };
 
 static ak_registry *counting_registry(const ak_codec *codec)
 {
+    ak_allocator counting = ak_test_counting_allocator(&live_blocks); /* the registry keeps a copy */
     ak_registry_config cfg = { sizeof cfg, AK_REG_NO_PLUGINS, NULL, &counting, NULL, NULL, NULL };
     ak_registry *reg = NULL;
     ak_report rep = { 0 };

@@ -220,46 +220,19 @@ START_TEST(no_pool_flag_keeps_nothing)
 }
 END_TEST
 
-typedef struct counting {
-    long live;
-} counting;
-
-static void *c_alloc(void *u, size_t n)
-{
-    void *p = malloc(n);
-    if (p)
-        ((counting *)u)->live++;
-    return p;
-}
-
-static void *c_realloc(void *u, void *p, size_t n)
-{
-    void *q = realloc(p, n);
-    if (q && !p)
-        ((counting *)u)->live++;
-    return q;
-}
-
-static void c_free(void *u, void *p)
-{
-    if (p)
-        ((counting *)u)->live--;
-    free(p);
-}
-
 START_TEST(a_host_allocator_gets_everything_back)
 {
-    counting cnt = { 0 };
-    ak_allocator a = { c_alloc, c_realloc, c_free, &cnt };
+    long live = 0;
+    ak_allocator a = ak_test_counting_allocator(&live);
     ak_registry *reg = open_with(0, &a);
-    long base = cnt.live;
+    long base = live;
     ak_doc *d = read_bulk(reg, 50000);
     check_values(d, 50000);
     ak_doc_free(d);
-    ck_assert_int_eq(cnt.live, base); /* nothing kept behind the host's back */
+    ck_assert_int_eq(live, base); /* nothing kept behind the host's back */
     ck_assert_uint_eq(ak_registry_trim(reg), 0);
     ak_registry_free(reg);
-    ck_assert_int_eq(cnt.live, 0);
+    ck_assert_int_eq(live, 0);
 }
 END_TEST
 
