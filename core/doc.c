@@ -60,18 +60,25 @@ static void heap_out_of_memory(ak_heap *heap)
         ak_fail(heap->job, AK_E_NOMEM, -1, "out of memory");
 }
 
-void *ak_heap_alloc(ak_heap *heap, size_t size)
+/* `size` bytes counted against the limit: a kept block of the pool when
+ * `pooled` and it has one, else fresh from the allocator. */
+static void *heap_alloc_from(ak_heap *heap, size_t size, int pooled)
 {
+    size_t got;
     if (!heap_admit(heap, size))
         return NULL;
-    void *p = heap->allocator.alloc(heap->allocator.user, size ? size : 1);
-    if (!p) {
+    void *p = pooled ? ak_pool_take(heap->pool, size, &got) : NULL;
+    if (!p && !(p = heap->allocator.alloc(heap->allocator.user, size ? size : 1))) {
         heap_out_of_memory(heap);
         return NULL;
     }
     heap->used += size;
     return p;
 }
+
+void *ak_heap_alloc(ak_heap *heap, size_t size) { return heap_alloc_from(heap, size, 0); }
+
+void *ak_heap_alloc_pooled(ak_heap *heap, size_t size) { return heap_alloc_from(heap, size, 1); }
 
 void *ak_heap_realloc(ak_heap *heap, void *ptr, size_t old_size, size_t new_size)
 {
@@ -97,22 +104,6 @@ void ak_heap_free(ak_heap *heap, void *ptr, size_t size)
         return;
     heap->allocator.free(heap->allocator.user, ptr);
     heap->used -= size < heap->used ? size : heap->used;
-}
-
-void *ak_heap_alloc_pooled(ak_heap *heap, size_t size)
-{
-    size_t got;
-    if (!heap->pool)
-        return ak_heap_alloc(heap, size);
-    if (!heap_admit(heap, size))
-        return NULL;
-    void *p = ak_pool_take(heap->pool, size, &got);
-    if (!p && !(p = heap->allocator.alloc(heap->allocator.user, size))) {
-        heap_out_of_memory(heap);
-        return NULL;
-    }
-    heap->used += size;
-    return p;
 }
 
 void ak_heap_free_pooled(ak_heap *heap, void *ptr, size_t size)
