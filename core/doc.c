@@ -228,7 +228,9 @@ static inline void *arena_alloc(ak_doc *doc, size_t size)
  * stays in the arena until the document is freed). */
 static int arena_grow_to(ak_doc *doc, void **items, size_t *capacity, size_t need, size_t elem, int keys)
 {
-    if (need > SIZE_MAX / 2 / elem)
+    /* The division only where the product could overflow: it was a third
+     * of this function's time, which runs for every new channel. */
+    if ((need > SIZE_MAX / 2 / 4096 || elem > 4096) && need > SIZE_MAX / 2 / elem)
         return 0;
     struct ak_doc_private *pv = doc->private_;
     ak_arena_block *b = pv->arena;
