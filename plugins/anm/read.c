@@ -42,7 +42,7 @@ typedef struct reader_state {
     size_t mesh_bytes; /* of every record: at most the input size */
     chunk *chunks;
     size_t nchunk, capchunk;
-    rec **sorted;      /* sort_records */
+    rec *sorted;       /* sort_records: copies of recs in bone order */
     size_t *bone_end;
 } reader_state;
 
@@ -383,16 +383,17 @@ static int read_frames(reader_state *st)
 
 static int cmp_rec(const void *a, const void *b)
 {
-    const rec *x = *(const rec *const *)a, *y = *(const rec *const *)b;
+    const rec *x = a, *y = b;
     if (x->bone != y->bone)
         return x->bone < y->bone ? -1 : 1;
     if (x->frame != y->frame)
         return x->frame < y->frame ? -1 : 1;
-    return x < y ? -1 : x > y;
+    return x->off < y->off ? -1 : x->off > y->off; /* file order */
 }
 
-/* The records ordered by bone, then frame, then file order (st->sorted;
- * bone b's run ends at st->bone_end[b]): a counting sort by bone (stable,
+/* The records ordered by bone, then frame, then file order (st->sorted,
+ * copies, so that each bone's records lie together for the passes of
+ * build_track; bone b's run ends at st->bone_end[b]): a counting sort by bone (stable,
  * so file order within a bone), then a sort by frame of only those bones
  * whose frames the file does not already list in strictly ascending order
  * (files write frame after frame, so that is rare). Only such a bone can
@@ -401,7 +402,7 @@ static int cmp_rec(const void *a, const void *b)
 static ak_status sort_records(reader_state *st, uint32_t *max_frame)
 {
     size_t *next = ak_job_alloc(st->job, (size_t)st->bones + 1, sizeof *next);
-    rec **sorted = next ? ak_job_alloc_uninit(st->job, st->nrec, sizeof *sorted) : NULL; /* each slot set once */
+    rec *sorted = next ? ak_job_alloc_uninit(st->job, st->nrec, sizeof *sorted) : NULL; /* each slot set once */
     st->bone_end = next;
     st->sorted = sorted;
     if (!sorted)
@@ -411,25 +412,25 @@ static ak_status sort_records(reader_state *st, uint32_t *max_frame)
     for (uint32_t b = 0; b < st->bones; b++)
         next[b + 1] += next[b];
     for (size_t i = 0; i < st->nrec; i++)
-        sorted[next[st->recs[i].bone]++] = &st->recs[i];
+        sorted[next[st->recs[i].bone]++] = st->recs[i];
     /* next[b] is now where bone b's run ends. */
     *max_frame = 0;
     size_t from = 0;
     for (uint32_t b = 0; b < st->bones; b++) {
         size_t to = next[b];
         for (size_t i = from + 1; i < to; i++)
-            if (sorted[i]->frame <= sorted[i - 1]->frame) {
+            if (sorted[i].frame <= sorted[i - 1].frame) {
                 qsort(sorted + from, to - from, sizeof *sorted, cmp_rec);
                 for (size_t j = from + 1; j < to; j++)
-                    if (sorted[j]->frame == sorted[j - 1]->frame) {
-                        const rec *x = sorted[j]->off > sorted[j - 1]->off ? sorted[j] : sorted[j - 1];
+                    if (sorted[j].frame == sorted[j - 1].frame) {
+                        const rec *x = sorted[j].off > sorted[j - 1].off ? &sorted[j] : &sorted[j - 1];
                         return ak_fail(st->job, AK_E_UNSUPPORTED, (int64_t)x->off,
                                        "bone %u is keyed twice at frame %u (not supported)", x->bone, x->frame);
                     }
                 break;
             }
-        if (to > from && sorted[to - 1]->frame > *max_frame)
-            *max_frame = sorted[to - 1]->frame;
+        if (to > from && sorted[to - 1].frame > *max_frame)
+            *max_frame = sorted[to - 1].frame;
         from = to;
     }
     return AK_OK;
@@ -598,7 +599,7 @@ static ak_status fill_frm2(reader_state *st, chan_fill *cf, const rec *x, const 
 
 /* Keys, records table and mesh blob of one bone. `table` has room for
  * the n records; the bone's mesh bodies go to *mesh, which advances. */
-static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **sorted, size_t n, double fps,
+static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *sorted, size_t n, double fps,
                              unsigned char *table, unsigned char **mesh, size_t *mesh_total, unsigned *bad_mats)
 {
     /* Cleared element by element: as `= { 0 }` the compiler cleared each with
@@ -609,7 +610,7 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **s
     size_t mesh_bytes = 0, mesh_count = 0;
     int has_scale = 0, mirrored = 0;
     for (size_t i = 0; i < n; i++) {
-        rec *x = sorted[i];
+        rec *x = &sorted[i];
         tally(x, counts, raw);
         if (x->flags & ANM_F_MESH) {
             mesh_bytes += x->mesh_size;
@@ -634,9 +635,9 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **s
      * (an absent key keeps the last value, §7). */
     if (has_scale)
         for (size_t i = 0; i < n; i++)
-            if (sorted[i]->kind == ANM_TAG_FRMN && (sorted[i]->flags & ANM_F_ROT)) {
+            if (sorted[i].kind == ANM_TAG_FRMN && (sorted[i].flags & ANM_F_ROT)) {
                 counts[AK_SCALE]++;
-                sorted[i]->flags |= ANM_F_SCALE;
+                sorted[i].flags |= ANM_F_SCALE;
             }
     if (mesh_bytes > UINT32_MAX)
         return ak_fail(st->job, AK_E_LIMIT, -1, "bone '%s' holds over 4 GiB of mesh data", t->bone);
@@ -658,7 +659,7 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **s
     unsigned char *bone_mesh = *mesh;
     size_t mesh_at = 0;
     for (size_t i = 0; i < n && s == AK_OK; i++) {
-        const rec *x = sorted[i];
+        const rec *x = &sorted[i];
         payload p = payload_of(x);
         double time = x->frame / fps;
         s = x->kind == ANM_TAG_FRMN ? fill_frmn(st, cf, x, &p, time, bad_mats) : fill_frm2(st, cf, x, &p, time);
@@ -666,7 +667,7 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec **s
     /* The records table; the mesh bodies in frame order. Written field by
      * field: a struct copied in would be assembled on the stack first. */
     for (size_t i = 0; i < n && s == AK_OK; i++) {
-        const rec *x = sorted[i];
+        const rec *x = &sorted[i];
         unsigned char *e = table + i * ANM_EXTRA_SIZE;
         uint32_t mesh_off = 0, mesh_size = 0;
         if (x->flags & ANM_F_MESH) {
