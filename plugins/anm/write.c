@@ -50,8 +50,11 @@ typedef struct wtrack {
     size_t mesh_size;
     int mirrored;
     const ak_prop *records;          /* the track's ANM_P_RECORDS, when well formed */
+    const ak_prop *records_any, *mesh_prop, *mirrored_prop, *name_prop; /* find_track_props */
     wrec *recs;
     size_t nrec;
+    int recs_own;    /* recs was allocated for this track alone (else: a slice of wctx.rec_pool, or NULL) */
+    wrec *rec_slice; /* this track's room in wctx.rec_pool: one record per stored record, zeroed */
     size_t hint; /* find_rec: where the next record is likely */
     const ak_key *clean_end[AK_CHANNELS]; /* keys before this one are untouched (asked once) */
 } wtrack;
@@ -71,6 +74,7 @@ typedef struct wctx {
     /* Scratch of every track in one block (tracks take slices): the
      * channel lists, then the stored records. */
     wch *pool;
+    wrec *rec_pool;      /* records_on_extras of every track, zeroed (tracks take slices) */
     unsigned char *buf;  /* an FRM2/FRM3 chunk being built (chunk_buf_size) */
     unsigned rounded, merged, badrot;
 } wctx;
@@ -144,11 +148,31 @@ static ak_status prepare_channel(wctx *w, wtrack *wt, int c, wch *list)
     return AK_OK;
 }
 
+/* The track's properties this writer reads, found in one walk over them:
+ * a lookup by name each compared every key in turn, and all begin with
+ * "anm." (string compares were an eighth of writing a many-bone file). */
+static void find_track_props(wtrack *wt)
+{
+    const ak_props *props = &wt->t->props;
+    wt->records_any = wt->mesh_prop = wt->mirrored_prop = wt->name_prop = NULL;
+    for (size_t i = 0; i < props->count; i++) {
+        const ak_prop *p = &props->items[i];
+        if (!strcmp(p->key, ANM_P_RECORDS))
+            wt->records_any = p;
+        else if (!strcmp(p->key, ANM_P_MESH))
+            wt->mesh_prop = p;
+        else if (!strcmp(p->key, ANM_P_MIRRORED))
+            wt->mirrored_prop = p;
+        else if (!strcmp(p->key, ANM_P_NAME))
+            wt->name_prop = p;
+    }
+}
+
 /* The track's stored records (ANM_P_RECORDS) when there are any and the
  * property is well formed, else NULL (prepare_extras warns). */
-static const ak_prop *records_prop(const ak_track *t)
+static const ak_prop *records_prop(const wtrack *wt)
 {
-    const ak_prop *rp = ak_prop_get(&t->props, ANM_P_RECORDS);
+    const ak_prop *rp = wt->records_any;
     if (!rp || rp->type != AK_PROP_BYTES || rp->size == 0 || rp->size % ANM_EXTRA_SIZE)
         return NULL;
     return rp;
@@ -158,14 +182,14 @@ static const ak_prop *records_prop(const ak_track *t)
 static ak_status prepare_extras(wctx *w, wtrack *wt, anm_extra *ex)
 {
     const ak_prop *rp = wt->records;
-    const ak_prop *mp = ak_prop_get(&wt->t->props, ANM_P_MESH);
-    wt->mirrored = ak_prop_int(&wt->t->props, ANM_P_MIRRORED, 0) != 0;
+    const ak_prop *mp = wt->mesh_prop, *mirr = wt->mirrored_prop;
+    wt->mirrored = mirr && mirr->type == AK_PROP_INT && mirr->i != 0;
     if (mp && mp->type == AK_PROP_BYTES) {
         wt->mesh = mp->data;
         wt->mesh_size = mp->size;
     }
     if (!rp) {
-        const ak_prop *bad = ak_prop_get(&wt->t->props, ANM_P_RECORDS);
+        const ak_prop *bad = wt->records_any;
         if (bad && bad->type == AK_PROP_BYTES && bad->size % ANM_EXTRA_SIZE)
             ak_warn(w->job, -1, "bone '%s': property %s is malformed and ignored", wt->t->bone, ANM_P_RECORDS);
         return AK_OK;
@@ -396,12 +420,8 @@ elsewhere:
  * and once to fill the records. */
 static ak_status natural_records(wctx *w, wtrack *wt, uint32_t bone)
 {
-    wrec *recs = wt->nex ? ak_job_alloc(w->job, wt->nex, sizeof *recs) : NULL;
-    if (wt->nex && !recs)
-        return nomem(w);
-    if (records_on_extras(wt, bone, recs))
+    if (records_on_extras(wt, bone, wt->rec_slice))
         return AK_OK;
-    ak_job_free(w->job, recs);
     size_t at[AK_CHANNELS] = { 0 }, ex_at = 0, n = 0;
     for (uint64_t f; (f = next_frame(wt, at, ex_at)) != UINT64_MAX; n++) {
         for (int c = 0; c < AK_CHANNELS; c++)
@@ -413,6 +433,7 @@ static ak_status natural_records(wctx *w, wtrack *wt, uint32_t bone)
     wt->recs = ak_job_alloc(w->job, n, sizeof *wt->recs);
     if (!wt->recs)
         return nomem(w);
+    wt->recs_own = 1;
     memset(at, 0, sizeof at);
     ex_at = 0;
     for (uint64_t f; (f = next_frame(wt, at, ex_at)) != UINT64_MAX;) {
@@ -516,8 +537,10 @@ static void enc_channel(wctx *w, const wtrack *wt, int c, const ak_key *k, unsig
 
 static ak_status generate_records(wctx *w, wtrack *wt, uint32_t bone, uint32_t last)
 {
-    ak_job_free(w->job, wt->recs);
+    if (wt->recs_own)
+        ak_job_free(w->job, wt->recs);
     wt->recs = NULL;
+    wt->recs_own = 0;
     wt->nrec = 0;
     size_t n;
     uint32_t *f = track_frames(w, wt, 0, last, &n);
@@ -529,6 +552,7 @@ static ak_status generate_records(wctx *w, wtrack *wt, uint32_t bone, uint32_t l
         ak_job_free(w->job, f);
         return nomem(w);
     }
+    wt->recs_own = 1;
     unsigned char prev[AK_CHANNELS][12];
     int have_prev[AK_CHANNELS] = { 0 };
     for (size_t i = 0; i < n; i++) {
@@ -930,9 +954,10 @@ static ak_status parse_variant(wctx *w, uint32_t stored)
     return AK_OK;
 }
 
-static void emit_name(wctx *w, const ak_track *t)
+static void emit_name(wctx *w, const wtrack *wt)
 {
-    const ak_prop *raw = ak_prop_get(&t->props, ANM_P_NAME);
+    const ak_track *t = wt->t;
+    const ak_prop *raw = wt->name_prop;
     size_t len = strlen(t->bone);
     if (raw && raw->type == AK_PROP_BYTES && raw->size > len && raw->size <= UINT32_MAX &&
         memcmp(raw->data, t->bone, len) == 0 && raw->data[len] == 0) {
@@ -997,7 +1022,8 @@ static ak_status write_clip(wctx *w)
             keys += ch->count;
             wt->clean_end[c] = ch->count ? ch->keys + ak_keys_unchanged(ch->keys, ch->count) : NULL;
         }
-        wt->records = records_prop(wt->t);
+        find_track_props(wt);
+        wt->records = records_prop(wt);
         if (wt->records)
             nstored += wt->records->size / ANM_EXTRA_SIZE;
     }
@@ -1007,8 +1033,18 @@ static ak_status write_clip(wctx *w)
     if (keys > SIZE_MAX - ex_slots)
         return ak_fail(w->job, AK_E_LIMIT, -1, "too many keys");
     w->pool = ak_job_alloc(w->job, keys + ex_slots, sizeof *w->pool);
-    if (!w->pool)
+    /* One zeroed block for the records of every track instead of one
+     * allocation per track (a many-bone file spent a tenth of its write
+     * in malloc and free). */
+    w->rec_pool = w->pool && nstored ? ak_job_alloc(w->job, nstored, sizeof *w->rec_pool) : NULL;
+    if (!w->pool || (nstored && !w->rec_pool))
         return nomem(w);
+    for (size_t t = 0, at = 0; t < w->ntr; t++) {
+        wtrack *wt = &w->tr[t];
+        wt->rec_slice = wt->records ? w->rec_pool + at : NULL;
+        if (wt->records)
+            at += wt->records->size / ANM_EXTRA_SIZE;
+    }
     wch *wch_at = w->pool;
     anm_extra *ex_at = (anm_extra *)(void *)(w->pool + keys);
     uint32_t max_frame = 0;
@@ -1102,7 +1138,7 @@ static ak_status write_clip(wctx *w)
     ak_put(out, "BMAP", 4);
     ak_put_u32(out, (uint32_t)w->ntr);
     for (size_t t = 0; t < w->ntr; t++)
-        emit_name(w, w->tr[t].t);
+        emit_name(w, &w->tr[t]);
     s = layout ? emit_layout(w, lp) : emit_sorted(w);
     if (s == AK_OK && w->badrot)
         ak_warn(w->job, -1, "%u rotation keys were zero or not finite and were written as identity", w->badrot);
@@ -1121,7 +1157,9 @@ ak_status anm_write(ak_job *job, const ak_doc *doc, ak_sink *out)
     w.out = out;
     ak_status s = write_clip(&w);
     for (size_t t = 0; w.tr && t < w.ntr; t++)
-        ak_job_free(job, w.tr[t].recs);
+        if (w.tr[t].recs_own)
+            ak_job_free(job, w.tr[t].recs);
+    ak_job_free(job, w.rec_pool);
     ak_job_free(job, w.tr);
     ak_job_free(job, w.pool);
     ak_job_free(job, w.lay);
