@@ -1,0 +1,58 @@
+#!/bin/sh
+# bench-check.sh - the benchmark runs and its figures are real: every file
+# it is given gets a line, each decoded to keys, each same-format write and
+# each way back from .glb byte-identical to the file, and the document
+# memory it reports no less than the key structs alone. One quick round
+# each (the figures themselves are not judged here; see README,
+# "Performance").
+#   environment: AK_BUILDDIR, AK_SRCDIR, AK_CORPUS (set by make check)
+set -eu
+bench="$AK_BUILDDIR/bench/animkit-bench"
+command -v python3 >/dev/null 2>&1 || {
+    [ -n "${CI:-}" ] && { echo "FAIL: python3 is not installed (./bootstrap --tests installs it)"; exit 1; }
+    echo "SKIP: python3 is not installed (./bootstrap --tests installs it)"; exit 77; }
+files="$AK_SRCDIR/samples/wave.ifp $AK_SRCDIR/samples/wave.ani $AK_SRCDIR/samples/wave.anm"
+if [ -n "${AK_CORPUS:-}" ] && [ -d "$AK_CORPUS" ]; then
+    # One file of each corpus format: enough to see each reader and writer.
+    for d in ifp ani anm mab; do
+        f=$(ls "$AK_CORPUS/$d"/* 2>/dev/null | grep -v README | head -1 || true)
+        [ -n "$f" ] && files="$files $f"
+    done
+else
+    echo "NOTE: no corpus (AK_CORPUS); the samples only"
+fi
+mkdir -p "$AK_BUILDDIR/tests/tmp"
+out=$(mktemp "$AK_BUILDDIR/tests/tmp/bench.XXXXXX")
+trap 'rm -f "$out"' EXIT
+# -t 0: one operation per round; then two rounds of 1 ms for the round loop.
+"$bench" -n 1 -t 0 --json $files >"$out"
+"$bench" -n 2 -t 1 --json --no-gltf $files >>"$out"
+python3 - "$out" $files <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+files = sys.argv[2:]
+runs = [i for i, l in enumerate(lines) if "memcpy_gb_s" in l]
+assert len(runs) == 2, "two runs, each opening with its memcpy line: %r" % runs
+bad = []
+for run, start in enumerate(runs):
+    head = lines[start]
+    assert head["memcpy_gb_s"] > 0 and head["rounds"] == (1, 2)[run], head
+    rows = [l for l in lines[start + 1:] if "file" in l][:len(files)]
+    if [r["file"] for r in rows] != files:
+        bad.append("run %d: rows for %r, expected %r" % (run, [r["file"] for r in rows], files))
+    for r in rows:
+        name = r["file"]
+        if not (r["keys"] > 0 and r["read_mb_s"] > 0 and r["json_bytes"] > 0):
+            bad.append("%s: keys %s, read %s MB/s, json %s bytes" % (name, r["keys"], r["read_mb_s"], r["json_bytes"]))
+        if r["identical"] is False or (r["write_mb_s"] is not None and r["identical"] is not True):
+            bad.append("%s: the same-format write is not byte-identical" % name)
+        if r.get("glb_back_identical") is False:
+            bad.append("%s: file -> .glb -> file is not byte-identical" % name)
+    mem = [l for l in lines[start + 1:] if "memory_file" in l][:1]
+    if not mem or mem[0]["bytes_per_key"] < mem[0]["key_struct_bytes"]:
+        bad.append("run %d: memory line %r" % (run, mem))
+for b in bad:
+    print("FAIL:", b)
+print("%d files, %d rows checked" % (len(files), sum(1 for l in lines if "file" in l)))
+sys.exit(1 if bad else 0)
+PY
