@@ -216,42 +216,78 @@ static int read_key(reader_state *st, chunk *c)
  * three float[3] payloads. */
 #define ANM_KEY_MAX 39
 
-/* A key record known to lie within the input (its chunk was checked): no
- * per-field checks. Records with a mesh, a bad bone or unknown flags take
- * read_key's way, which reports them. */
-static int read_key_fast(reader_state *st, chunk *c)
+/* Records of a chunk known to lie within the input (the caller checked
+ * that `count` records of ANM_KEY_MAX bytes fit), read with the position,
+ * the records list and the count in locals: through the reader and the
+ * state, every record waited for the last one's position to be stored
+ * and loaded again. Stops at the first record with a mesh, a bad bone or
+ * unknown flags, which read_key reports or reads. Returns how many it
+ * read, or SIZE_MAX when the records list could not grow. */
+static size_t read_plain_keys(reader_state *st, chunk *c, size_t count)
 {
-    ak_reader *r = &st->r;
-    const unsigned char *p = r->data + r->pos;
-    uint32_t bone = p[0];
-    uint16_t flags = (uint16_t)(p[1] | p[2] << 8); /* LE, as ak_load_u16 */
-    if (bone >= st->bones || (flags & (uint16_t)~ANM_F_KNOWN) || (flags & ANM_F_MESH))
-        return read_key(st, c);
-    if (!new_rec(st, r->pos, c->frame, bone, c->kind, flags))
-        return 0;
-    r->pos += key_size[key_shape(flags)];
-    c->count++;
-    return 1;
+    const unsigned char *d = st->r.data;
+    size_t pos = st->r.pos, nrec = st->nrec, cap = st->caprec, k = 0;
+    rec *recs = st->recs;
+    const uint32_t bones = st->bones, frame = c->frame;
+    const uint8_t kind = c->kind;
+    uint16_t last_flags = 0;
+    size_t last_size = key_size[0];
+    for (; k < count; k++) {
+        const unsigned char *p = d + pos;
+        uint32_t bone = p[0];
+        uint16_t flags = (uint16_t)(p[1] | p[2] << 8); /* LE, as ak_load_u16 */
+        if (bone >= bones || (flags & (uint16_t)~ANM_F_KNOWN) || (flags & ANM_F_MESH))
+            break;
+        if (nrec == cap) {
+            st->nrec = nrec;
+            if (!reserve_recs(st, cap ? cap * 2 : 64))
+                return SIZE_MAX;
+            recs = st->recs;
+            cap = st->caprec;
+        }
+        rec *x = &recs[nrec++];
+        x->off = pos;
+        x->frame = frame;
+        x->bone = bone;
+        x->mesh_size = 0;
+        x->flags = flags;
+        x->kind = kind;
+        x->order = 0;
+        /* Records of a chunk mostly share their flags: comparing with the
+         * last record's lets the processor predict where the next record
+         * starts instead of waiting for this one's flags (measured). */
+        if (flags != last_flags) {
+            last_flags = flags;
+            last_size = key_size[key_shape(flags)];
+        }
+        pos += last_size;
+    }
+    st->r.pos = pos;
+    st->nrec = nrec;
+    c->count += k;
+    return k;
 }
 
 /* FRM2 / FRM3 keys (§7, §8): the bounds are checked once for the chunk
  * when every record would fit at its largest; otherwise (the end of a
- * short or damaged file) record by record. */
+ * short or damaged file, or after a record with a mesh) record by
+ * record. */
 static int read_keys(reader_state *st, chunk *c)
 {
     ak_reader *r = &st->r;
     uint8_t count = ak_u8(r);
     if (!ak_need_array(r, count, 3, "FRM2/FRM3 keys"))
         return 0;
-    int fast = ak_remaining(r) / ANM_KEY_MAX >= count;
-    for (unsigned k = 0; k < count; k++) {
-        size_t before = r->pos;
-        if (!(fast ? read_key_fast(st, c) : read_key(st, c)))
+    for (size_t k = 0; k < count; k++) {
+        if (ak_remaining(r) / ANM_KEY_MAX >= count - k) {
+            size_t n = read_plain_keys(st, c, count - k);
+            if (n == SIZE_MAX)
+                return 0;
+            if ((k += n) == count)
+                break;
+        }
+        if (!read_key(st, c))
             return 0;
-        /* A record without a mesh takes at most ANM_KEY_MAX bytes and keeps
-         * the margin; only a longer one can use it up. */
-        if (fast && r->pos - before > ANM_KEY_MAX)
-            fast = ak_remaining(r) / ANM_KEY_MAX >= (size_t)(count - k - 1);
     }
     return 1;
 }
