@@ -2,23 +2,86 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void put_string(FILE *out, const char *s)
+/* The dump goes out through a buffer of its own: one stdio call per
+ * piece (a quote, a comma, a name) was most of the time of dumping a file
+ * of many bones with few keys. */
+typedef struct jout {
+    FILE *file;
+    size_t used;
+    char buf[8192];
+} jout;
+
+static void jflush(jout *o)
 {
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", out);
-        else if (*p < 0x20 || *p >= 0x7f)
-            fprintf(out, "\\u%04x", *p); /* names are bytes: show them as Latin-1 */
-        else
-            fputc(*p, out);
+    if (o->used)
+        fwrite(o->buf, 1, o->used, o->file);
+    o->used = 0;
+}
+
+static void jput(jout *o, const void *data, size_t n)
+{
+    if (n > sizeof o->buf - o->used) {
+        jflush(o);
+        if (n > sizeof o->buf) {
+            fwrite(data, 1, n, o->file);
+            return;
+        }
     }
-    fputc('"', out);
+    memcpy(o->buf + o->used, data, n);
+    o->used += n;
+}
+
+static void jputc(jout *o, char c)
+{
+    if (o->used == sizeof o->buf)
+        jflush(o);
+    o->buf[o->used++] = c;
+}
+
+static void jputs(jout *o, const char *s) { jput(o, s, strlen(s)); }
+
+static void jprintf(jout *o, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    int n = vsnprintf(o->buf + o->used, sizeof o->buf - o->used, format, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof o->buf - o->used) {
+        o->used += (size_t)n;
+        return;
+    }
+    jflush(o); /* did not fit: again, straight to the file */
+    va_start(ap, format);
+    vfprintf(o->file, format, ap);
+    va_end(ap);
+}
+
+/* Runs of characters that need no escape are copied at once. */
+static void put_string(jout *out, const char *s)
+{
+    jputc(out, '"');
+    const unsigned char *run = (const unsigned char *)s, *p = run;
+    for (; *p; p++) {
+        if (*p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x7f)
+            continue;
+        jput(out, run, (size_t)(p - run));
+        run = p + 1;
+        if (*p == '"' || *p == '\\')
+            jprintf(out, "\\%c", *p);
+        else if (*p == '\n')
+            jputs(out, "\\n");
+        else
+            jprintf(out, "\\u%04x", *p); /* names are bytes: show them as Latin-1 */
+    }
+    jput(out, run, (size_t)(p - run));
+    jputc(out, '"');
 }
 
 /* The shortest text that reads back to the same double (dtoa.c), into
@@ -35,73 +98,73 @@ static size_t format_number(char *buf, size_t size, double v)
     return ak_shortest_double(v, buf);
 }
 
-static void put_number(FILE *out, double v)
+static void put_number(jout *out, double v)
 {
     char buf[40];
     format_number(buf, sizeof buf, v);
-    fputs(buf, out);
+    jputs(out, buf);
 }
 
 /* A float property always shows a fraction or exponent, so that a reader
  * can tell it from an int property. */
-static void put_real(FILE *out, double v)
+static void put_real(jout *out, double v)
 {
     char buf[40];
     format_number(buf, sizeof buf, v);
     if (!isfinite(v)) { /* a bare "nan" would read back as a string property */
-        fprintf(out, "{\"float\":%s}", buf);
+        jprintf(out, "{\"float\":%s}", buf);
         return;
     }
-    fputs(buf, out);
+    jputs(out, buf);
     if (!strpbrk(buf, ".eE"))
-        fputs(".0", out);
+        jputs(out, ".0");
 }
 
-static void put_hex(FILE *out, const unsigned char *p, size_t n)
+static void put_hex(jout *out, const unsigned char *p, size_t n)
 {
     static const char digits[] = "0123456789abcdef";
     char chunk[128];
     size_t used = 0;
-    fputc('"', out);
+    jputc(out, '"');
     for (size_t i = 0; i < n; i++) {
         if (used == sizeof chunk) {
-            fwrite(chunk, 1, used, out);
+            jput(out, chunk, used);
             used = 0;
         }
         chunk[used++] = digits[p[i] >> 4];
         chunk[used++] = digits[p[i] & 15];
     }
-    fwrite(chunk, 1, used, out);
-    fputc('"', out);
+    jput(out, chunk, used);
+    jputc(out, '"');
 }
 
-static void put_props(FILE *out, const ak_props *props)
+static void put_props(jout *out, const ak_props *props)
 {
-    fputs("{", out);
+    jputs(out, "{");
     for (size_t i = 0; i < props->count; i++) {
         const ak_prop *p = &props->items[i];
         if (i)
-            fputs(",", out);
+            jputs(out, ",");
         put_string(out, p->key);
-        fputc(':', out);
+        jputc(out, ':');
         switch (p->type) {
-        case AK_PROP_INT: fprintf(out, "%lld", (long long)p->i); break;
+        case AK_PROP_INT: jprintf(out, "%lld", (long long)p->i); break;
         case AK_PROP_FLOAT: put_real(out, p->f); break;
         case AK_PROP_STRING: put_string(out, (const char *)p->data); break;
         default:
-            fputs("{\"hex\":", out);
+            jputs(out, "{\"hex\":");
             put_hex(out, p->data, p->size);
-            fputs("}", out);
+            jputs(out, "}");
         }
     }
-    fputs("}", out);
+    jputs(out, "}");
 }
 
 static const int channel_width[AK_CHANNELS] = { 4, 3, 3, 1 };
 
-static void put_channel(FILE *out, const ak_channel *ch, ak_channel_kind kind, unsigned flags)
+static void put_channel(jout *out, const ak_channel *ch, ak_channel_kind kind, unsigned flags)
 {
-    fprintf(out, ",\n     \"%s\":[", ak_channel_name(kind));
+    jprintf(out, ",\n     \"%s\":[", ak_channel_name(kind));
     for (size_t k = 0; k < ch->count; k++) {
         /* One key is one write: the numbers are formatted into `line`. */
         const ak_key *key = &ch->keys[k];
@@ -119,155 +182,164 @@ static void put_channel(FILE *out, const ak_channel *ch, ak_channel_kind kind, u
                 n += format_number(line + n, 40, key->v[c]);
         }
         line[n++] = ']';
-        fwrite(line, 1, n, out);
+        jput(out, line, n);
     }
-    fputs("]", out);
+    jputs(out, "]");
     if (flags & AK_JSON_TICKS) {
-        fprintf(out, ",\n     \"%s_ticks\":[", ak_channel_name(kind));
+        jprintf(out, ",\n     \"%s_ticks\":[", ak_channel_name(kind));
         for (size_t k = 0; k < ch->count; k++)
-            fprintf(out, "%s%lld", k ? "," : "", (long long)ch->keys[k].tick);
-        fputs("]", out);
+            jprintf(out, "%s%lld", k ? "," : "", (long long)ch->keys[k].tick);
+        jputs(out, "]");
     }
     if (flags & AK_JSON_RAW) {
-        fprintf(out, ",\n     \"%s_raw\":[", ak_channel_name(kind));
+        jprintf(out, ",\n     \"%s_raw\":[", ak_channel_name(kind));
         for (size_t k = 0; k < ch->count; k++) {
             if (k)
-                fputc(',', out);
+                jputc(out, ',');
             put_hex(out, ch->keys[k].raw ? ch->keys[k].raw : (const unsigned char *)"", ch->keys[k].raw_size);
         }
         /* "" where the key has no stored bytes or was edited since they were
          * stored. (A key may have had zero bytes stored, and count as unchanged.) */
-        fprintf(out, "],\n     \"%s_check\":[", ak_channel_name(kind));
+        jprintf(out, "],\n     \"%s_check\":[", ak_channel_name(kind));
         for (size_t k = 0; k < ch->count; k++) {
             const ak_key *key = &ch->keys[k];
             if (!ak_key_changed(key))
-                fprintf(out, "%s\"%016llx\"", k ? "," : "", (unsigned long long)ak_key_digest(key, kind));
+                jprintf(out, "%s\"%016llx\"", k ? "," : "", (unsigned long long)ak_key_digest(key, kind));
             else
-                fputs(k ? ",\"\"" : "\"\"", out);
+                jputs(out, k ? ",\"\"" : "\"\"");
         }
-        fputs("]", out);
+        jputs(out, "]");
     }
 }
 
-static void put_track(FILE *out, const ak_track *t, unsigned flags)
+static void put_track(jout *out, const ak_track *t, unsigned flags)
 {
-    fputs("    {\"bone\":", out);
+    jputs(out, "    {\"bone\":");
     put_string(out, t->bone);
     if (t->has_bone_id)
-        fprintf(out, ",\"id\":%ld", (long)t->bone_id);
+        jprintf(out, ",\"id\":%ld", (long)t->bone_id);
     if (t->has_bone_hash)
-        fprintf(out, ",\"hash\":%lu", (unsigned long)t->bone_hash);
-    fputs(",\"weight\":", out);
+        jprintf(out, ",\"hash\":%lu", (unsigned long)t->bone_hash);
+    jputs(out, ",\"weight\":");
     put_number(out, t->weight);
     if (t->props.count) {
-        fputs(",\"props\":", out);
+        jputs(out, ",\"props\":");
         put_props(out, &t->props);
     }
     for (int c = 0; c < AK_CHANNELS; c++)
         if (t->channel[c].count)
             put_channel(out, &t->channel[c], (ak_channel_kind)c, flags);
-    fputs("}", out);
+    jputs(out, "}");
 }
 
-static void put_clip(FILE *out, const ak_clip *clip, unsigned flags)
+static void put_clip(jout *out, const ak_clip *clip, unsigned flags)
 {
-    fputs("  {\"name\":", out);
+    jputs(out, "  {\"name\":");
     put_string(out, clip->name);
-    fputs(",\"duration\":", out);
+    jputs(out, ",\"duration\":");
     put_number(out, clip->duration);
     if (clip->frame_rate != 0) { /* also negative or NaN, as read from a file */
-        fputs(",\"frame_rate\":", out);
+        jputs(out, ",\"frame_rate\":");
         put_number(out, clip->frame_rate);
     }
     if (clip->tick_rate != 0) {
-        fputs(",\"tick_rate\":", out);
+        jputs(out, ",\"tick_rate\":");
         put_number(out, clip->tick_rate);
     }
     if (clip->props.count) {
-        fputs(",\"props\":", out);
+        jputs(out, ",\"props\":");
         put_props(out, &clip->props);
     }
-    fputs(",\n   \"tracks\":[\n", out);
+    jputs(out, ",\n   \"tracks\":[\n");
     for (size_t i = 0; i < clip->track_count; i++) {
         put_track(out, clip->tracks[i], flags);
-        fputs(i + 1 < clip->track_count ? ",\n" : "\n", out);
+        jputs(out, i + 1 < clip->track_count ? ",\n" : "\n");
     }
-    fputs("   ],\n   \"events\":[", out);
+    jputs(out, "   ],\n   \"events\":[");
     for (size_t i = 0; i < clip->event_count; i++) {
         const ak_event *e = &clip->events[i];
-        fputs(i ? ",{\"time\":" : "{\"time\":", out);
+        jputs(out, i ? ",{\"time\":" : "{\"time\":");
         put_number(out, e->time);
-        fputs(",\"type\":", out);
+        jputs(out, ",\"type\":");
         put_string(out, e->type);
-        fputs(",\"info\":", out);
+        jputs(out, ",\"info\":");
         put_string(out, e->info);
         if (e->props.count) {
-            fputs(",\"props\":", out);
+            jputs(out, ",\"props\":");
             put_props(out, &e->props);
         }
-        fputs("}", out);
+        jputs(out, "}");
     }
-    fputs("]}", out);
+    jputs(out, "]}");
 }
 
-static void put_vector(FILE *out, const char *field, const double *v, int n)
+static void put_vector(jout *out, const char *field, const double *v, int n)
 {
-    fprintf(out, ",\"%s\":[", field);
+    jprintf(out, ",\"%s\":[", field);
     for (int i = 0; i < n; i++) {
         if (i)
-            fputc(',', out);
+            jputc(out, ',');
         put_number(out, v[i]);
     }
-    fputc(']', out);
+    jputc(out, ']');
 }
 
 /* The skeleton in bone order; id and hash only when the bone has them. */
-static void put_skeleton(FILE *out, const ak_skeleton *sk)
+static void put_skeleton(jout *out, const ak_skeleton *sk)
 {
-    fputs(",\n \"skeleton\":[\n", out);
+    jputs(out, ",\n \"skeleton\":[\n");
     for (size_t i = 0; i < sk->bone_count; i++) {
         const ak_bone *b = &sk->bones[i];
-        fputs("  {\"name\":", out);
+        jputs(out, "  {\"name\":");
         put_string(out, b->name);
         if (b->has_id)
-            fprintf(out, ",\"id\":%ld", (long)b->id);
+            jprintf(out, ",\"id\":%ld", (long)b->id);
         if (b->has_hash)
-            fprintf(out, ",\"hash\":%lu", (unsigned long)b->hash);
-        fprintf(out, ",\"parent\":%ld", (long)b->parent);
+            jprintf(out, ",\"hash\":%lu", (unsigned long)b->hash);
+        jprintf(out, ",\"parent\":%ld", (long)b->parent);
         put_vector(out, "translation", b->translation, 3);
         put_vector(out, "rotation", b->rotation, 4);
         put_vector(out, "scale", b->scale, 3);
         if (b->props.count) {
-            fputs(",\"props\":", out);
+            jputs(out, ",\"props\":");
             put_props(out, &b->props);
         }
-        fputs(i + 1 < sk->bone_count ? "},\n" : "}\n", out);
+        jputs(out, i + 1 < sk->bone_count ? "},\n" : "}\n");
     }
-    fputs(" ]", out);
+    jputs(out, " ]");
 }
 
-ak_status ak_doc_write_json(const ak_doc *doc, const char *clip, unsigned flags, FILE *out)
+static void put_doc(jout *out, const ak_doc *doc, const char *clip, unsigned flags)
 {
-    fputs("{\"animkit\":1,\"format\":", out);
+    jputs(out, "{\"animkit\":1,\"format\":");
     put_string(out, doc->format);
-    fputs(",\"variant\":", out);
+    jputs(out, ",\"variant\":");
     put_string(out, doc->variant);
     if (doc->props.count) {
-        fputs(",\"props\":", out);
+        jputs(out, ",\"props\":");
         put_props(out, &doc->props);
     }
     if (doc->skeleton.bone_count)
         put_skeleton(out, &doc->skeleton);
-    fputs(",\n \"clips\":[\n", out);
+    jputs(out, ",\n \"clips\":[\n");
     int first = 1;
     for (size_t i = 0; i < doc->clip_count; i++) {
         if (clip && !ak_str_ieq(doc->clips[i]->name, clip))
             continue;
         if (!first)
-            fputs(",\n", out);
+            jputs(out, ",\n");
         first = 0;
         put_clip(out, doc->clips[i], flags);
     }
-    fputs("\n]}\n", out);
-    return ferror(out) ? AK_E_IO : AK_OK;
+    jputs(out, "\n]}\n");
+}
+
+ak_status ak_doc_write_json(const ak_doc *doc, const char *clip, unsigned flags, FILE *file)
+{
+    jout out; /* 8 KiB on the stack: no allocation, so nothing to fail */
+    out.file = file;
+    out.used = 0;
+    put_doc(&out, doc, clip, flags);
+    jflush(&out);
+    return ferror(file) ? AK_E_IO : AK_OK;
 }
