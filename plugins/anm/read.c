@@ -43,7 +43,7 @@ typedef struct reader_state {
     chunk *chunks;
     size_t nchunk, capchunk;
     rec *sorted;       /* sort_records: copies of recs in bone order */
-    size_t *bone_end;
+    size_t *bone_end; /* while reading: [b + 1] counts bone b's records; then sort_records */
 } reader_state;
 
 static int is_tag(const ak_reader *r, const char *tag)
@@ -81,6 +81,7 @@ static inline rec *new_rec(reader_state *st, size_t off, uint32_t frame, uint32_
     if (st->nrec == st->caprec && !reserve_recs(st, st->caprec ? st->caprec * 2 : 64))
         return NULL;
     rec *x = &st->recs[st->nrec++];
+    st->bone_end[bone + 1]++;
     x->off = off;
     x->frame = frame;
     x->bone = bone;
@@ -230,6 +231,7 @@ static size_t read_plain_keys(reader_state *st, chunk *c, size_t count)
     rec *recs = st->recs;
     const uint32_t bones = st->bones, frame = c->frame;
     const uint8_t kind = c->kind;
+    size_t *per_bone = st->bone_end + 1;
     uint16_t last_flags = 0;
     size_t last_size = key_size[0];
     for (; k < count; k++) {
@@ -246,6 +248,7 @@ static size_t read_plain_keys(reader_state *st, chunk *c, size_t count)
             cap = st->caprec;
         }
         rec *x = &recs[nrec++];
+        per_bone[bone]++;
         x->off = pos;
         x->frame = frame;
         x->bone = bone;
@@ -437,14 +440,11 @@ static int cmp_rec(const void *a, const void *b)
  * and frame: refused. `*max_frame` is the highest frame number. */
 static ak_status sort_records(reader_state *st, uint32_t *max_frame)
 {
-    size_t *next = ak_job_alloc(st->job, (size_t)st->bones + 1, sizeof *next);
-    rec *sorted = next ? ak_job_alloc_uninit(st->job, st->nrec, sizeof *sorted) : NULL; /* each slot set once */
-    st->bone_end = next;
+    size_t *next = st->bone_end; /* next[b + 1]: bone b's records, counted as they were read */
+    rec *sorted = ak_job_alloc_uninit(st->job, st->nrec, sizeof *sorted); /* each slot set once */
     st->sorted = sorted;
     if (!sorted)
         return AK_E_NOMEM;
-    for (size_t i = 0; i < st->nrec; i++)
-        next[st->recs[i].bone + 1]++;
     for (uint32_t b = 0; b < st->bones; b++)
         next[b + 1] += next[b];
     for (size_t i = 0; i < st->nrec; i++)
@@ -825,6 +825,9 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
     st->bones = ak_u32(r);
     if (!ak_need_array(r, st->bones, 4, "BMAP names"))
         return AK_E_DATA;
+    st->bone_end = ak_job_alloc(job, (size_t)st->bones + 1, sizeof *st->bone_end);
+    if (!st->bone_end)
+        return AK_E_NOMEM;
     if (ncmnt) {
         /* [DOC]: a CMNT may select GEM3 string8/24 names, whose byte layout
          * is undocumented. Accept only names that parse unambiguously as
