@@ -61,12 +61,32 @@ static size_t number_syntax(const char *s, size_t n)
     return i;
 }
 
+/* A whole number of at most 15 digits is exactly a double: no need for
+ * strtod and the two locale switches around it (readers parse their
+ * numeric parameters, such as anm's fps default "30", on every read). */
+static int small_integer(const char *s, size_t n, double *out)
+{
+    size_t i = s[0] == '-' || s[0] == '+';
+    if (n <= i || n - i > 15)
+        return 0;
+    int64_t v = 0;
+    for (size_t j = i; j < n; j++) {
+        if (!is_digit(s[j]))
+            return 0;
+        v = v * 10 + (s[j] - '0');
+    }
+    *out = s[0] == '-' ? -(double)v : (double)v;
+    return 1;
+}
+
 size_t ak_parse_number(const char *text, size_t size, double *out)
 {
     size_t n = number_syntax(text, size);
     char buf[AK_NUMBER_MAX_TEXT + 1];
     if (!n || n > AK_NUMBER_MAX_TEXT)
         return 0;
+    if (small_integer(text, n, out))
+        return n;
     memcpy(buf, text, n);
     buf[n] = '\0';
     locale_t old = ak_c_locale_enter();

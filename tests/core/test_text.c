@@ -159,6 +159,24 @@ START_TEST(numbers_as_text)
     /* "12" of "123" only: the size is respected without a terminator. */
     ck_assert_uint_eq(ak_parse_number("123", 2, &d), 2);
     ck_assert(d == 12);
+    /* Whole numbers take a path of their own: the same value as strtod,
+     * the sign of -0 included, up to 15 digits and past them. */
+    static const char *const whole[] = { "0", "-0", "+7", "30", "-42", "999999999999999", "-999999999999999",
+                                         "1234567890123456", "9007199254740993", "00012" };
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
+        ck_assert_uint_eq(ak_parse_number(whole[i], strlen(whole[i]), &d), strlen(whole[i]));
+        double want = strtod(whole[i], NULL);
+        ck_assert(d == want && signbit(d) == signbit(want));
+    }
+    unsigned long long state = 88172645463325252ull;
+    for (int i = 0; i < 100000; i++) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        char text[32];
+        int len = snprintf(text, sizeof text, "%s%llu", (state & 1) ? "-" : "",
+                           (state >> 1) % (1ull << (state % 60 + 1)));
+        ck_assert_uint_eq(ak_parse_number(text, (size_t)len, &d), (size_t)len);
+        ck_assert(d == strtod(text, NULL));
+    }
 
     char buf[32];
     static const struct { double v; int digits; const char *text; } fmt[] = {
