@@ -53,6 +53,8 @@ static inline uint64_t ak_key_fingerprint(const ak_key *key)
 }
 /* fingerprint.c: the same into each of `count` keys' fingerprint_. */
 void ak_keys_fingerprint(ak_key *keys, size_t count);
+/* doc.c: ak_key_digest() of each of `count` keys into out[]. */
+void ak_keys_digest(const ak_key *keys, size_t count, ak_channel_kind kind, uint64_t *out);
 /* Private key flags (ak_key.flags_). */
 enum { AK_KEY_HAS_RAW = 1, AK_KEY_TOUCHED = 2 };
 /* 1 when the key has stored bytes and was not marked edited. */

@@ -1,6 +1,7 @@
 /* test_model.c - the document model, properties, key fingerprints, clone,
  * validation, JSON, CRC-32 and the per-read memory cap. */
 #include "testutil.h"
+#include "internal.h"
 
 #include <animkit/plugin.h>
 
@@ -160,6 +161,65 @@ START_TEST(bulk_fingerprint_agrees_with_the_single_key_check)
     ak_key *bare = ak_keys_append(t, AK_SCALE, 5); /* no stored bytes: changed */
     ck_assert_uint_eq(ak_keys_unchanged(bare, 5), 0);
     ak_doc_free(doc);
+}
+END_TEST
+
+/* FNV-1a over the eight little-endian bytes of each word, written out here
+ * from its definition: the JSON dump's "_check" values. */
+static uint64_t fnv1a_words(const uint64_t *w, int n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int i = 0; i < n; i++)
+        for (int b = 0; b < 8; b++) {
+            h ^= (w[i] >> (8 * b)) & 0xff;
+            h *= 0x100000001b3ull;
+        }
+    return h;
+}
+
+/* Digests of many keys at once (the dump takes four side by side) are
+ * each key's own digest, for every kind and for counts on both sides of
+ * four; a key's digest is FNV-1a over tick, time and the kind's values,
+ * one NaN for all NaNs, visibility as 0 or 1. */
+START_TEST(key_digests_in_bulk_agree_with_each_key)
+{
+    static const int width[AK_CHANNELS] = { 4, 3, 3, 1 };
+    ak_key keys[11];
+    uint64_t x = 0x9E3779B97F4A7C15ull, got[11];
+    for (int kind = 0; kind < AK_CHANNELS; kind++)
+        for (size_t n = 0; n <= 11; n++) {
+            memset(keys, 0, sizeof keys);
+            for (size_t i = 0; i < n; i++) {
+                double *d = &keys[i].time;
+                for (int w = 0; w < 6; w++) {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    if (w == 1)
+                        keys[i].tick = (int64_t)x;
+                    else
+                        memcpy(w == 0 ? d : &keys[i].v[w - 2], &x, 8);
+                }
+                if (i == 3)
+                    keys[i].v[0] = NAN;
+            }
+            ak_keys_digest(keys, n, (ak_channel_kind)kind, got);
+            for (size_t i = 0; i < n; i++) {
+                uint64_t w[6];
+                double vals[6] = { 0, keys[i].time, keys[i].v[0], keys[i].v[1], keys[i].v[2], keys[i].v[3] };
+                if (kind == AK_VISIBILITY)
+                    vals[2] = keys[i].v[0] != 0 ? 1.0 : 0.0;
+                w[0] = (uint64_t)keys[i].tick;
+                for (int j = 1; j < 2 + width[kind]; j++) {
+                    if (vals[j] != vals[j])
+                        vals[j] = NAN;
+                    memcpy(&w[j], &vals[j], 8);
+                    if (vals[j] != vals[j])
+                        w[j] = 0x7ff8000000000000ull;
+                }
+                uint64_t want = fnv1a_words(w, 2 + width[kind]);
+                ck_assert_msg(ak_key_digest(&keys[i], (ak_channel_kind)kind) == want, "kind %d key %zu", kind, i);
+                ck_assert_msg(got[i] == want, "bulk: kind %d count %zu key %zu", kind, n, i);
+            }
+        }
 }
 END_TEST
 
@@ -901,6 +961,7 @@ int main(void)
     tcase_add_test(tc, status_exit_codes);
     tcase_add_test(tc, digest_bytes_is_fnv1a);
     tcase_add_test(tc, bulk_fingerprint_agrees_with_the_single_key_check);
+    tcase_add_test(tc, key_digests_in_bulk_agree_with_each_key);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }
