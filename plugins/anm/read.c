@@ -534,7 +534,8 @@ static ak_status fill_flush(chan_fill *cf)
 }
 
 /* The channel's next key with its tick, time and `size` stored bytes; the
- * caller sets v. NULL when the channel is full (not counted beforehand:
+ * caller sets all four of v (values it does not use to 0: set here first,
+ * they were stored twice). NULL when the channel is full (not counted beforehand:
  * cannot happen) or the run's bytes could not be attached. */
 static inline ak_key *fill_key(chan_fill *cf, uint32_t frame, double time, const unsigned char *raw, size_t size)
 {
@@ -548,7 +549,6 @@ static inline ak_key *fill_key(chan_fill *cf, uint32_t frame, double time, const
     ak_key *k = cf->next++;
     k->tick = frame;
     k->time = time;
-    k->v[0] = k->v[1] = k->v[2] = k->v[3] = 0.0; /* the caller sets what its kind uses */
     if (size) {
         memcpy(cf->raw, raw, size);
         cf->raw += size;
@@ -556,8 +556,8 @@ static inline ak_key *fill_key(chan_fill *cf, uint32_t frame, double time, const
     return k;
 }
 
-/* Three stored floats into v[0..2], straight into the key (no copy
- * through a local array). */
+/* Three stored floats into v[0..2] and 0 into v[3], straight into the
+ * key (no copy through a local array). */
 static inline void load_vec(const unsigned char *p, double *v)
 {
     float f[3];
@@ -565,6 +565,7 @@ static inline void load_vec(const unsigned char *p, double *v)
     v[0] = f[0];
     v[1] = f[1];
     v[2] = f[2];
+    v[3] = 0.0;
 }
 
 /* The keys of one FRMN BONE block. */
@@ -590,12 +591,14 @@ static ak_status fill_frmn(reader_state *st, chan_fill *cf, const rec *x, const 
             if (!(k = fill_key(&cf[AK_SCALE], x->frame, time, NULL, 0)))
                 return AK_E_NOMEM;
             memcpy(k->v, sc, sizeof sc);
+            k->v[3] = 0.0;
         }
     }
     if (p->visi != SIZE_MAX) {
         if (!(k = fill_key(&cf[AK_VISIBILITY], x->frame, time, d + p->visi, 4)))
             return AK_E_NOMEM;
         k->v[0] = ak_peek_u32(d + p->visi) != 0 ? 1.0 : 0.0;
+        k->v[1] = k->v[2] = k->v[3] = 0.0;
     }
     return AK_OK;
 }
@@ -629,6 +632,7 @@ static ak_status fill_frm2(reader_state *st, chan_fill *cf, const rec *x, const 
         if (!(k = fill_key(&cf[AK_VISIBILITY], x->frame, time, &bits, 1)))
             return AK_E_NOMEM;
         k->v[0] = (bits & ANM_F_VIS_ON) ? 1.0 : 0.0;
+        k->v[1] = k->v[2] = k->v[3] = 0.0;
     }
     return AK_OK;
 }
