@@ -576,14 +576,6 @@ ak_key *ak_keys_append_uninit(ak_track *track, ak_channel_kind kind, size_t coun
     return first;
 }
 
-/* Everything but the fingerprint (fingerprint.c), which comes after. */
-static void attach_raw(ak_key *key, const unsigned char *raw, size_t size)
-{
-    key->raw = raw;
-    key->raw_size = (uint32_t)size;
-    key->flags_ = (key->flags_ | AK_KEY_HAS_RAW) & ~(uint32_t)AK_KEY_TOUCHED;
-}
-
 ak_status ak_key_set_raw(ak_track *track, ak_key *key, const void *raw, size_t size)
 {
     if (size > UINT32_MAX)
@@ -595,7 +587,7 @@ ak_status ak_key_set_raw(ak_track *track, ak_key *key, const void *raw, size_t s
             return AK_E_NOMEM;
         memcpy(copy, raw, size);
     }
-    attach_raw(key, copy, size);
+    ak_key_attach(key, copy, size);
     key->fingerprint_ = ak_key_fingerprint(key);
     return AK_OK;
 }
@@ -616,9 +608,7 @@ ak_status ak_keys_set_raw(ak_key *keys, size_t count, const unsigned char *base,
 {
     if (size > UINT32_MAX || (count && !base && size))
         return AK_E_USAGE;
-    for (size_t i = 0; i < count; i++)
-        attach_raw(&keys[i], size ? base + i * stride : NULL, size);
-    ak_keys_fingerprint(keys, count);
+    ak_keys_attach_fingerprint(keys, count, base, stride, size);
     return AK_OK;
 }
 

@@ -51,12 +51,20 @@ static inline uint64_t ak_key_fingerprint(const ak_key *key)
     return ak_fp_lane(&key->time, f[0]) ^ ak_fp_lane(&key->tick, f[1]) ^ ak_fp_lane(&key->v[0], f[2]) ^
            ak_fp_lane(&key->v[1], f[3]) ^ ak_fp_lane(&key->v[2], f[4]) ^ ak_fp_lane(&key->v[3], f[5]);
 }
-/* fingerprint.c: the same into each of `count` keys' fingerprint_. */
-void ak_keys_fingerprint(ak_key *keys, size_t count);
-/* doc.c: ak_key_digest() of each of `count` keys into out[]. */
-void ak_keys_digest(const ak_key *keys, size_t count, ak_channel_kind kind, uint64_t *out);
 /* Private key flags (ak_key.flags_). */
 enum { AK_KEY_HAS_RAW = 1, AK_KEY_TOUCHED = 2 };
+/* The stored bytes of a key (all but its fingerprint). */
+static inline void ak_key_attach(ak_key *key, const unsigned char *raw, size_t size)
+{
+    key->raw = raw;
+    key->raw_size = (uint32_t)size;
+    key->flags_ = (key->flags_ | AK_KEY_HAS_RAW) & ~(uint32_t)AK_KEY_TOUCHED;
+}
+/* fingerprint.c: keys[i] gets raw = base + i * stride (NULL when size is
+ * 0), raw_size = size and its fingerprint. */
+void ak_keys_attach_fingerprint(ak_key *keys, size_t count, const unsigned char *base, size_t stride, size_t size);
+/* doc.c: ak_key_digest() of each of `count` keys into out[]. */
+void ak_keys_digest(const ak_key *keys, size_t count, ak_channel_kind kind, uint64_t *out);
 /* 1 when the key has stored bytes and was not marked edited. */
 static inline int ak_key_attached(const ak_key *key)
 {
