@@ -12,9 +12,14 @@
  * our descriptor's file. If it has one, the object is checked against the
  * descriptor (device and inode of its mapping in /proc/self/maps): the
  * same file is used as it is; another one (a stale name) makes the
- * descriptor move to another number and the question start again. A first
- * load in a process so never reads /proc/self/maps, which had been a third
- * of a short `animkit info`. */
+ * descriptor move to another number and the question start again.
+ *
+ * Each plugin's descriptor is closed once it is loaded, so the next one
+ * would get the same number, and its name would be the stale one every
+ * time (a short `animkit info` read /proc/self/maps 28 times for 8
+ * plugins). So the n-th load of a registry first moves its descriptor to
+ * number FRESH_FD + n or above, a name that registry has not used; where
+ * that number was taken, the check above still decides. */
 #define _GNU_SOURCE /* dlinfo(), RTLD_NOLOAD */
 #include "registry.h"
 
@@ -27,6 +32,7 @@
 #include <unistd.h>
 
 #define MAX_TRIES 64
+#define FRESH_FD 100
 
 /* 1 when the object `handle` is mapped from the file open as `fd`. Asked
  * only when the loader already knew the name: rare, so a plain scan. */
@@ -56,8 +62,15 @@ static int same_file(void *handle, int fd)
     return same;
 }
 
-void *ak_load_fd(int *fd)
+void *ak_load_fd(int *fd, unsigned serial)
 {
+    if (serial < 4096 && *fd < FRESH_FD + (int)serial) {
+        int fresh = fcntl(*fd, F_DUPFD_CLOEXEC, FRESH_FD + (int)serial);
+        if (fresh >= 0) { /* else (over the descriptor limit) the number it has */
+            close(*fd);
+            *fd = fresh;
+        }
+    }
     for (int tries = 0; tries < MAX_TRIES; tries++) {
         char name[64];
         snprintf(name, sizeof name, "/proc/self/fd/%d", *fd);

@@ -260,7 +260,7 @@ int ak_registry_load(ak_registry *reg, const char *name, const char *path, int p
     int fd = open_checked(reg, name, path, &has_note);
     if (fd < 0)
         return 0;
-    void *handle = ak_load_fd(&fd);
+    void *handle = ak_load_fd(&fd, reg->loads++);
     if (!handle) {
         const char *err = dlerror();
         ak_registry_refuse(reg, name, path, "cannot be loaded as a shared object: %s", err ? err : "?");

@@ -18,6 +18,7 @@ struct ak_registry {
     char *bone_names;
     ak_report log; /* where loading warnings go */
     ak_pool *pool; /* blocks of freed documents for later reads; NULL = none */
+    unsigned loads; /* plugins this registry has loaded: each under a name of its own (ak_load_fd) */
 };
 
 ak_registry *ak_registry_new(const ak_allocator *allocator);
@@ -40,8 +41,9 @@ enum {
 int ak_registry_load(ak_registry *reg, const char *name, const char *path, int priority, int standing);
 
 /* loadfd.c: dlopen()s the file open as *fd through /proc/self/fd, making
- * sure the object is that file (*fd may be moved to another number). */
-void *ak_load_fd(int *fd);
+ * sure the object is that file (*fd may be moved to another number).
+ * `serial` counts the registry's earlier loads. */
+void *ak_load_fd(int *fd, unsigned serial);
 
 /* trust.c: opens `path` (a plugin or config; `what` names it in messages)
  * and checks the trust rule on the open file; -1 with `why` when it fails.
