@@ -74,6 +74,17 @@ static int reserve_recs(reader_state *st, size_t cap)
     return 1;
 }
 
+static inline void set_rec(rec *x, size_t off, uint32_t frame, uint32_t bone, uint8_t kind, uint16_t flags)
+{
+    x->off = off;
+    x->frame = frame;
+    x->bone = bone;
+    x->mesh_size = 0;
+    x->flags = flags;
+    x->kind = kind;
+    x->order = 0;
+}
+
 static inline rec *new_rec(reader_state *st, size_t off, uint32_t frame, uint32_t bone, uint8_t kind, uint16_t flags)
 {
     /* Each record takes at least 3 input bytes, so the growth is bounded
@@ -82,13 +93,7 @@ static inline rec *new_rec(reader_state *st, size_t off, uint32_t frame, uint32_
         return NULL;
     rec *x = &st->recs[st->nrec++];
     st->bone_end[bone + 1]++;
-    x->off = off;
-    x->frame = frame;
-    x->bone = bone;
-    x->mesh_size = 0;
-    x->flags = flags;
-    x->kind = kind;
-    x->order = 0;
+    set_rec(x, off, frame, bone, kind, flags);
     return x;
 }
 
@@ -247,15 +252,8 @@ static size_t read_plain_keys(reader_state *st, chunk *c, size_t count)
             recs = st->recs;
             cap = st->caprec;
         }
-        rec *x = &recs[nrec++];
         per_bone[bone]++;
-        x->off = pos;
-        x->frame = frame;
-        x->bone = bone;
-        x->mesh_size = 0;
-        x->flags = flags;
-        x->kind = kind;
-        x->order = 0;
+        set_rec(&recs[nrec++], pos, frame, bone, kind, flags);
         /* Records of a chunk mostly share their flags: comparing with the
          * last record's lets the processor predict where the next record
          * starts instead of waiting for this one's flags (measured). */
