@@ -364,13 +364,19 @@ static inline float ak_peek_f32(const unsigned char *p)
     memcpy(&f, &bits, sizeof f);
     return f;
 }
-/* And the store, for a plugin assembling bytes in its own buffer. */
+/* And the store, for a plugin assembling bytes in its own buffer. Where
+ * the processor is little-endian, one store: compilers left the four
+ * byte stores as they were. */
 static inline void ak_poke_u32(unsigned char *p, uint32_t v)
 {
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, sizeof v);
+#else
     p[0] = (unsigned char)v;
     p[1] = (unsigned char)(v >> 8);
     p[2] = (unsigned char)(v >> 16);
     p[3] = (unsigned char)(v >> 24);
+#endif
 }
 
 /* ------------------------------------------------------------------------

@@ -715,10 +715,7 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *so
             mesh_at += mesh_size;
         }
         ak_poke_u32(e, x->frame);
-        e[4] = (unsigned char)x->flags;
-        e[5] = (unsigned char)(x->flags >> 8);
-        e[6] = x->kind;
-        e[7] = x->order;
+        ak_poke_u32(e + 4, (uint32_t)x->flags | (uint32_t)x->kind << 16 | (uint32_t)x->order << 24);
         ak_poke_u32(e + 8, mesh_off);
         ak_poke_u32(e + 12, mesh_size);
     }
