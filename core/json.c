@@ -120,21 +120,28 @@ static void put_real(jout *out, double v)
         jputs(out, ".0");
 }
 
+/* Straight into the output buffer, as many bytes at a time as it has
+ * room for (mesh blobs make hex most of some dumps). */
 static void put_hex(jout *out, const unsigned char *p, size_t n)
 {
     static const char digits[] = "0123456789abcdef";
-    char chunk[128];
-    size_t used = 0;
     jputc(out, '"');
-    for (size_t i = 0; i < n; i++) {
-        if (used == sizeof chunk) {
-            jput(out, chunk, used);
-            used = 0;
+    while (n) {
+        size_t room = (sizeof out->buf - out->used) / 2;
+        if (!room) {
+            jflush(out);
+            continue;
         }
-        chunk[used++] = digits[p[i] >> 4];
-        chunk[used++] = digits[p[i] & 15];
+        size_t m = n < room ? n : room;
+        char *d = out->buf + out->used;
+        for (size_t i = 0; i < m; i++) {
+            d[2 * i] = digits[p[i] >> 4];
+            d[2 * i + 1] = digits[p[i] & 15];
+        }
+        out->used += 2 * m;
+        p += m;
+        n -= m;
     }
-    jput(out, chunk, used);
     jputc(out, '"');
 }
 
