@@ -71,16 +71,17 @@ typedef struct anm_extra {
     uint32_t mesh_size;
 } anm_extra;
 
-/* Inline: the reader and the writer go through these once per record. */
-static inline void anm_extra_store(unsigned char *p, const anm_extra *e)
+/* Inline: the reader stores and the writer loads once per record. The
+ * store takes the fields, not an anm_extra: the reader has them at hand,
+ * and a struct filled only to be stored would be assembled on the stack
+ * first; flags, kind and order are one store. */
+static inline void anm_extra_store(unsigned char *p, uint32_t frame, uint16_t flags, uint8_t kind, uint8_t order,
+                                   uint32_t mesh_off, uint32_t mesh_size)
 {
-    ak_poke_u32(p, e->frame);
-    p[4] = (unsigned char)e->flags;
-    p[5] = (unsigned char)(e->flags >> 8);
-    p[6] = e->kind;
-    p[7] = e->order;
-    ak_poke_u32(p + 8, e->mesh_off);
-    ak_poke_u32(p + 12, e->mesh_size);
+    ak_poke_u32(p, frame);
+    ak_poke_u32(p + 4, (uint32_t)flags | (uint32_t)kind << 16 | (uint32_t)order << 24);
+    ak_poke_u32(p + 8, mesh_off);
+    ak_poke_u32(p + 12, mesh_size);
 }
 
 static inline void anm_extra_load(const unsigned char *p, anm_extra *e)

@@ -702,11 +702,9 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *so
         double time = x->frame / fps;
         s = x->kind == ANM_TAG_FRMN ? fill_frmn(st, cf, x, &p, time, bad_mats) : fill_frm2(st, cf, x, &p, time);
     }
-    /* The records table; the mesh bodies in frame order. Written field by
-     * field: a struct copied in would be assembled on the stack first. */
+    /* The records table; the mesh bodies in frame order. */
     for (size_t i = 0; i < n && s == AK_OK; i++) {
         const rec *x = &sorted[i];
-        unsigned char *e = table + i * ANM_EXTRA_SIZE;
         uint32_t mesh_off = 0, mesh_size = 0;
         if (x->flags & ANM_F_MESH) {
             mesh_off = (uint32_t)mesh_at;
@@ -714,10 +712,7 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *so
             memcpy(bone_mesh + mesh_at, st->data + payload_of(x).mesh, mesh_size);
             mesh_at += mesh_size;
         }
-        ak_poke_u32(e, x->frame);
-        ak_poke_u32(e + 4, (uint32_t)x->flags | (uint32_t)x->kind << 16 | (uint32_t)x->order << 24);
-        ak_poke_u32(e + 8, mesh_off);
-        ak_poke_u32(e + 12, mesh_size);
+        anm_extra_store(table + i * ANM_EXTRA_SIZE, x->frame, x->flags, x->kind, x->order, mesh_off, mesh_size);
     }
     for (int c = 0; c < AK_CHANNELS && s == AK_OK; c++) {
         s = fill_flush(&cf[c]);
