@@ -28,28 +28,19 @@ static int heap_admit(ak_heap *heap, size_t grow)
     return 1;
 }
 
-/* When counts are accounted apart (default reads), `bytes` more of them
- * are admitted against key_limit and raise the limit by as much, so the
- * rest of the document stays within what the limit began with. */
-int ak_heap_grant(ak_heap *heap, size_t bytes, const char *what)
+/* Reports a grant that does not fit: the counts were not plausible. */
+int ak_heap_refuse(ak_heap *heap, const char *what)
 {
-    if (!heap->limit || !heap->key_limit)
-        return 1;
-    if (bytes > heap->key_limit - heap->key_used || heap->limit > SIZE_MAX - bytes) {
-        if (heap->job)
-            ak_fail(heap->job, AK_E_LIMIT, -1,
-                    "%s would need more than %zu bytes of memory (the limit for this input); "
-                    "the counts in the file are not plausible", what, heap->key_limit);
-        return 0;
-    }
-    heap->key_used += bytes;
-    heap->limit += bytes;
-    return 1;
+    if (heap->job)
+        ak_fail(heap->job, AK_E_LIMIT, -1,
+                "%s would need more than %zu bytes of memory (the limit for this input); "
+                "the counts in the file are not plausible", what, heap->key_limit);
+    return 0;
 }
 
 /* A key array is counted twice: once for the keys, once for what comes
  * with each key (its stored bytes, the plugin's working memory per key). */
-static int heap_grant_keys(ak_heap *heap, size_t bytes)
+static inline int heap_grant_keys(ak_heap *heap, size_t bytes)
 {
     return bytes <= SIZE_MAX / 2 && ak_heap_grant(heap, 2 * bytes, "the keys");
 }
@@ -542,6 +533,19 @@ static ak_key *keys_grow(ak_track *track, ak_channel_kind kind, size_t count)
     if ((unsigned)kind >= AK_CHANNELS)
         return NULL;
     ak_channel *ch = &track->channel[kind];
+    if (!ch->capacity_ && !ch->count && count) {
+        /* A fresh channel gets exactly its count: readers append a
+         * channel's keys in one call, once per channel of every track. */
+        if (count > SIZE_MAX / 2 / sizeof(ak_key) ||
+            !heap_grant_keys(doc_heap(track->clip->doc), count * sizeof(ak_key)))
+            return NULL;
+        ak_key *fresh = arena_alloc(track->clip->doc, count * sizeof(ak_key));
+        if (fresh) {
+            ch->keys = fresh;
+            ch->capacity_ = ch->count = count;
+        }
+        return fresh;
+    }
     if (count > SIZE_MAX - ch->count)
         return NULL;
     void *items = ch->keys;
@@ -760,12 +764,17 @@ int32_t ak_skeleton_find_hash(const ak_doc *doc, uint32_t hash)
 static ak_prop *prop_slot(ak_doc *owner, ak_props *props, const char *key)
 {
     struct ak_doc_private *pv = owner->private_;
-    ak_prop *found = ak_prop_index_find(&pv->heap, pv->prop_index, props, key);
+    ak_prop *found = props->count ? ak_prop_index_find(&pv->heap, pv->prop_index, props, key) : NULL;
     if (found)
         return found;
     void *items = props->items;
-    if (!arena_grow(owner, &items, &props->capacity_, props->count + 1, sizeof(ak_prop), 0))
+    if (!props->capacity_ && !props->count) { /* a track's first: room for the few most have */
+        if (!(items = arena_alloc(owner, 4 * sizeof(ak_prop))))
+            return NULL;
+        props->capacity_ = 4;
+    } else if (!arena_grow(owner, &items, &props->capacity_, props->count + 1, sizeof(ak_prop), 0)) {
         return NULL;
+    }
     props->items = items;
     const char *k = arena_strdup(owner, key);
     if (!k)
@@ -773,6 +782,8 @@ static ak_prop *prop_slot(ak_doc *owner, ak_props *props, const char *key)
     ak_prop *p = &props->items[props->count++];
     memset(p, 0, sizeof *p);
     p->key = k;
+    if (props->count < AK_PROP_SCAN_BELOW)
+        return p;
     return ak_prop_index_added(&pv->heap, &pv->prop_index, props) ? p : NULL;
 }
 

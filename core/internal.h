@@ -72,7 +72,10 @@ static inline int ak_key_attached(const ak_key *key)
 }
 
 /* propindex.c: the property with `key` in `props`, or NULL; then, after
- * appending one, ak_prop_index_added(). */
+ * appending one, ak_prop_index_added(). Lists shorter than
+ * AK_PROP_SCAN_BELOW are scanned (cheaper than hashing) and enter the
+ * index whole when they reach it, so adding to one need not tell it. */
+#define AK_PROP_SCAN_BELOW 8
 struct ak_prop *ak_prop_index_find(ak_heap *heap, struct ak_prop_index *idx, struct ak_props *props,
                                    const char *key);
 /* 0 when the index could not grow: the caller reports out of memory (the
@@ -104,7 +107,22 @@ struct ak_sink {
 extern const ak_allocator ak_default_allocator;
 
 void *ak_heap_alloc(ak_heap *heap, size_t size);
-int ak_heap_grant(ak_heap *heap, size_t bytes, const char *what);
+int ak_heap_refuse(ak_heap *heap, const char *what);
+
+/* When counts are accounted apart (default reads), `bytes` more of them
+ * are admitted against key_limit and raise the limit by as much, so the
+ * rest of the document stays within what the limit began with. Inline:
+ * readers ask once per channel, and the call cost more than the sums. */
+static inline int ak_heap_grant(ak_heap *heap, size_t bytes, const char *what)
+{
+    if (!heap->limit || !heap->key_limit)
+        return 1;
+    if (bytes > heap->key_limit - heap->key_used || heap->limit > SIZE_MAX - bytes)
+        return ak_heap_refuse(heap, what);
+    heap->key_used += bytes;
+    heap->limit += bytes;
+    return 1;
+}
 void *ak_heap_realloc(ak_heap *heap, void *ptr, size_t old_size, size_t new_size);
 void ak_heap_free(ak_heap *heap, void *ptr, size_t size);
 /* The same for blocks that may come from and go back to the heap's pool:

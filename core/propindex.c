@@ -9,8 +9,6 @@
 
 #include <string.h>
 
-#define SCAN_BELOW 8 /* short lists are scanned: cheaper than hashing */
-
 typedef struct slot {
     const ak_props *props; /* NULL = empty */
     uint32_t hash;
@@ -42,7 +40,7 @@ static ak_prop *scan(ak_props *props, const char *key)
 ak_prop *ak_prop_index_find(ak_heap *heap, struct ak_prop_index *idx, ak_props *props, const char *key)
 {
     (void)heap;
-    if (props->count < SCAN_BELOW || !idx || idx->broken)
+    if (props->count < AK_PROP_SCAN_BELOW || !idx || idx->broken)
         return scan(props, key);
     uint32_t h = hash_key(props, key);
     size_t mask = idx->capacity - 1;
@@ -98,11 +96,11 @@ int ak_prop_index_added(ak_heap *heap, struct ak_prop_index **pidx, const ak_pro
         memset(idx, 0, sizeof *idx);
         *pidx = idx;
     }
-    if (idx->broken || props->count < SCAN_BELOW)
+    if (idx->broken || props->count < AK_PROP_SCAN_BELOW)
         return 1;
-    /* A list reaching SCAN_BELOW items enters the index whole: most lists
+    /* A list reaching AK_PROP_SCAN_BELOW items enters the index whole: most lists
      * (a track's two or three properties) never do, and cost nothing. */
-    size_t first = props->count == SCAN_BELOW ? 0 : props->count - 1;
+    size_t first = props->count == AK_PROP_SCAN_BELOW ? 0 : props->count - 1;
     for (size_t i = first; i < props->count; i++) {
         if ((idx->used + 1) * 2 > idx->capacity && !grow(heap, idx)) {
             idx->broken = 1; /* an entry would be missing: scan from now on */
