@@ -860,6 +860,43 @@ static void roundtrip_bytes(ak_registry *reg, const ak_doc *doc, const bb *b, co
     ak_buffer_free(reg, out);
 }
 
+/* "Text + zeros" by its definition, one byte at a time, against the word
+ * at a time check: every length, every end of text, every stray byte. */
+static int canonical_by_definition(const unsigned char *p, size_t n)
+{
+    size_t len = 0;
+    while (len < n && p[len])
+        len++;
+    if (len == n)
+        return 0;
+    for (size_t i = len; i < n; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
+START_TEST(t_field_canonical)
+{
+    unsigned char buf[40];
+    size_t checked = 0, canonical = 0;
+    for (size_t n = 1; n <= sizeof buf; n++)
+        for (size_t len = 0; len <= n; len++)
+            for (size_t stray = 0; stray <= n; stray++) { /* stray == n: none */
+                memset(buf, 0, sizeof buf);
+                memset(buf, 'a', len);
+                if (stray < n)
+                    buf[stray] = 0x80;
+                int want = canonical_by_definition(buf, n);
+                ck_assert_msg(ifp_field_canonical(buf, n) == want, "n %zu, text %zu, stray byte at %zu", n,
+                              len, stray);
+                checked++;
+                canonical += (size_t)want;
+            }
+    ck_assert_uint_gt(canonical, 0);
+    ck_assert_uint_gt(checked - canonical, 0);
+}
+END_TEST
+
 START_TEST(t_synth_anp2)
 {
     bb b = make_anp2();
@@ -1594,6 +1631,7 @@ int main(void)
     tcase_add_test(tc, t_ifp_doc_without_stored_bytes);
     tcase_add_test(tc, t_bad_corpus);
     tcase_add_test(tc, t_bad_synthetic);
+    tcase_add_test(tc, t_field_canonical);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }
