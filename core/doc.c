@@ -761,6 +761,23 @@ int32_t ak_skeleton_find_hash(const ak_doc *doc, uint32_t hash)
     return -1;
 }
 
+/* The key's arena copy: the one made for the same address when it still
+ * says the same (a caller may reuse a buffer for another key), else a new one. */
+static const char *prop_key(ak_doc *doc, const char *key)
+{
+    struct ak_doc_private *pv = doc->private_;
+    uintptr_t from = (uintptr_t)key;
+    size_t slot = (from ^ from >> 4) & 3;
+    if (pv->key_from[slot] == from && strcmp(pv->key_copy[slot], key) == 0)
+        return pv->key_copy[slot];
+    const char *copy = arena_strdup(doc, key);
+    if (copy) {
+        pv->key_from[slot] = from;
+        pv->key_copy[slot] = copy;
+    }
+    return copy;
+}
+
 static ak_prop *prop_slot(ak_doc *owner, ak_props *props, const char *key)
 {
     struct ak_doc_private *pv = owner->private_;
@@ -776,7 +793,7 @@ static ak_prop *prop_slot(ak_doc *owner, ak_props *props, const char *key)
         return NULL;
     }
     props->items = items;
-    const char *k = arena_strdup(owner, key);
+    const char *k = prop_key(owner, key);
     if (!k)
         return NULL;
     ak_prop *p = &props->items[props->count++];

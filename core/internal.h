@@ -32,6 +32,11 @@ struct ak_doc_private {
     size_t arena_total;           /* bytes in all blocks */
     size_t arena_first;           /* size of the first block (ak_doc_expect) */
     struct ak_prop_index *prop_index; /* propindex.c; NULL until first used */
+    /* The arena copies of recent property keys and the addresses they came
+     * from: a plugin passes the same key for every track, and one copy
+     * serves them all (doc.c, prop_key). */
+    uintptr_t key_from[4];
+    const char *key_copy[4];
 };
 
 /* The private fingerprint ak_key_changed() compares (fingerprint.c says

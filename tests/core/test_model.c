@@ -381,6 +381,37 @@ START_TEST(props_replace_and_keep_bytes)
 }
 END_TEST
 
+/* Keys are copied once per address while the text there stays the same:
+ * a buffer reused for other keys must still give each its own. */
+START_TEST(props_key_from_reused_buffer)
+{
+    ak_doc *doc = ak_doc_new();
+    ak_clip *clip = ak_clip_add(doc, "c");
+    char key[16];
+    for (int i = 0; i < 40; i++) {
+        ak_track *t = ak_track_add(clip, "bone");
+        snprintf(key, sizeof key, "k%d", i % 3);
+        ck_assert_int_eq(ak_prop_set_int(doc, &t->props, key, i), AK_OK);
+        strcpy(key, "other");
+        ck_assert_int_eq(ak_prop_set_int(doc, &t->props, key, -i), AK_OK);
+        ck_assert_int_eq(ak_prop_set_int(doc, &t->props, "literal", 2 * i), AK_OK);
+    }
+    for (size_t i = 0; i < clip->track_count; i++) {
+        const ak_props *props = &clip->tracks[i]->props;
+        char want[16];
+        snprintf(want, sizeof want, "k%d", (int)i % 3);
+        ck_assert_uint_eq(props->count, 3);
+        ck_assert_str_eq(props->items[0].key, want);
+        ck_assert_int_eq(props->items[0].i, (int64_t)i);
+        ck_assert_str_eq(props->items[1].key, "other");
+        ck_assert_int_eq(ak_prop_int(props, "other", 1), -(int64_t)i);
+        ck_assert_int_eq(ak_prop_int(props, "literal", -1), 2 * (int64_t)i);
+        ck_assert_ptr_ne(props->items[0].key, key);
+    }
+    ak_doc_free(doc);
+}
+END_TEST
+
 static ak_doc *sample_doc(void)
 {
     ak_doc *doc = ak_doc_new();
@@ -944,6 +975,7 @@ int main(void)
     tcase_add_test(tc, bulk_keys_and_change_detection);
     tcase_add_test(tc, arena_holds_many_small_things);
     tcase_add_test(tc, props_replace_and_keep_bytes);
+    tcase_add_test(tc, props_key_from_reused_buffer);
     tcase_add_test(tc, clone_is_deep);
     tcase_add_test(tc, skeleton_bones_lookups_and_clone);
     tcase_add_test(tc, skeleton_matching_rules);
