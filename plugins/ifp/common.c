@@ -86,10 +86,14 @@ static int all_zero(const unsigned char *p, size_t n)
     return !any;
 }
 
+int ifp_field_zero_padded(const unsigned char *p, size_t n, size_t len)
+{
+    return len < n && all_zero(p + len, n - len);
+}
+
 int ifp_field_canonical(const unsigned char *p, size_t n)
 {
-    size_t len = ifp_field_len(p, n);
-    return len < n && all_zero(p + len, n - len);
+    return ifp_field_zero_padded(p, n, ifp_field_len(p, n));
 }
 
 const char *ifp_block_key(char *buf, size_t size, int block, const char *key)

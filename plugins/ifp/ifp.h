@@ -79,6 +79,8 @@ int64_t ifp_stale_get(const ak_props *props, const char *key, int64_t computed_n
 size_t ifp_field_len(const unsigned char *p, size_t n);
 /* 1 if every byte after the text of the field is zero (and a NUL exists). */
 int ifp_field_canonical(const unsigned char *p, size_t n);
+/* The same, for a field whose text is known to be `len` bytes long. */
+int ifp_field_zero_padded(const unsigned char *p, size_t n, size_t len);
 
 /* Builds "ifp.b<block>.<rest>" for ANLF blocks, or copies `key` for block < 0. */
 const char *ifp_block_key(char *buf, size_t size, int block, const char *key);

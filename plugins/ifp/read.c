@@ -40,12 +40,14 @@ static ak_status chk(ifp_rd *d, ak_status st, int64_t off)
     return ak_fail(d->job, st, off, "out of memory");
 }
 
-/* Copies the text of a fixed field into buf (at most n bytes + NUL). */
-static const char *field_text(char *buf, const unsigned char *p, size_t n)
+/* Copies the text of a fixed field into buf (at most n bytes + NUL), and
+ * says whether the field is that text + zeros. */
+static const char *field_text(char *buf, const unsigned char *p, size_t n, int *canonical)
 {
     size_t len = ifp_field_len(p, n);
     memcpy(buf, p, len);
     buf[len] = '\0';
+    *canonical = ifp_field_zero_padded(p, n, len);
     return buf;
 }
 
@@ -59,9 +61,9 @@ static void note_junk(ifp_rd *d, const unsigned char *p, size_t n, int64_t off)
 
 /* Stores the raw field when it is not "text + zeros". */
 static ak_status keep_field(ifp_rd *d, ak_props *props, const char *key, const unsigned char *p, size_t n,
-                            int64_t off)
+                            int canonical, int64_t off)
 {
-    if (ifp_field_canonical(p, n))
+    if (canonical)
         return AK_OK;
     note_junk(d, p, n, off);
     return ak_prop_set_bytes(d->doc, props, key, p, n);
@@ -112,7 +114,7 @@ static void scan_families(const ak_reader *r, uint32_t bones, int *has_int, int 
         const unsigned char *h = ak_bytes(&s, IFP_NAME24 + 12, NULL);
         if (!h)
             return;
-        uint32_t type = ak_load_u32(h + 24), count = ak_load_u32(h + 28);
+        uint32_t type = ak_peek_u32(h + 24), count = ak_peek_u32(h + 28);
         size_t rs = ifp_frame_size(type);
         if (!rs || !ak_need_array(&s, count, rs, NULL))
             return;
@@ -195,6 +197,7 @@ static ak_status read_anp(ifp_rd *d)
     ak_doc *doc = d->doc;
     int anp3 = d->var == IFP_ANP3;
     char name[32];
+    int canon;
     ak_status st;
 
     ak_skip(r, 4, "magic");
@@ -203,9 +206,9 @@ static ak_status read_anp(ifp_rd *d)
     uint32_t count = ak_u32(r);
     if (r->failed)
         return AK_E_DATA;
-    st = ak_prop_set_string(doc, &doc->props, IFP_P_PACKAGE, field_text(name, pkg, IFP_NAME24));
+    st = ak_prop_set_string(doc, &doc->props, IFP_P_PACKAGE, field_text(name, pkg, IFP_NAME24, &canon));
     if (st == AK_OK)
-        st = keep_field(d, &doc->props, IFP_P_PACKAGE_RAW, pkg, IFP_NAME24, 8);
+        st = keep_field(d, &doc->props, IFP_P_PACKAGE_RAW, pkg, IFP_NAME24, canon, 8);
     if ((st = chk(d, st, 8)) != AK_OK)
         return st;
     size_t hdr = anp3 ? 36 : 28;
@@ -220,10 +223,10 @@ static ak_status read_anp(ifp_rd *d)
         uint32_t flags = anp3 ? ak_u32(r) : 0;
         if (r->failed)
             return AK_E_DATA;
-        ak_clip *clip = ak_clip_add(doc, field_text(name, an, IFP_NAME24));
+        ak_clip *clip = ak_clip_add(doc, field_text(name, an, IFP_NAME24, &canon));
         if (!clip)
             return failed(d, aoff);
-        if ((st = chk(d, keep_field(d, &clip->props, IFP_P_NAME_RAW, an, IFP_NAME24, aoff), aoff)) != AK_OK)
+        if ((st = chk(d, keep_field(d, &clip->props, IFP_P_NAME_RAW, an, IFP_NAME24, canon, aoff), aoff)) != AK_OK)
             return st;
         if (anp3 && (st = chk(d, ak_prop_set_int(doc, &clip->props, IFP_P_FLAGS, flags), aoff)) != AK_OK)
             return st;
@@ -240,8 +243,8 @@ static ak_status read_anp(ifp_rd *d)
             const unsigned char *bn = ak_bytes(r, IFP_NAME24 + 12, "bone header");
             if (!bn)
                 return AK_E_DATA;
-            uint32_t type = ak_load_u32(bn + 24), frames = ak_load_u32(bn + 28);
-            int32_t id = (int32_t)ak_load_u32(bn + 32);
+            uint32_t type = ak_peek_u32(bn + 24), frames = ak_peek_u32(bn + 28);
+            int32_t id = (int32_t)ak_peek_u32(bn + 32);
             size_t rs = ifp_frame_size(type);
             if (!rs)
                 return ak_fail(d->job, AK_E_DATA, boff + 24,
@@ -250,12 +253,12 @@ static ak_status read_anp(ifp_rd *d)
             if (!ak_need_array(r, frames, rs, "frames"))
                 return AK_E_DATA;
             computed += (uint64_t)frames * rs;
-            ak_track *t = ak_track_add(clip, field_text(name, bn, IFP_NAME24));
+            ak_track *t = ak_track_add(clip, field_text(name, bn, IFP_NAME24, &canon));
             if (!t)
                 return failed(d, boff);
             t->bone_id = id;
             t->has_bone_id = 1;
-            st = keep_field(d, &t->props, IFP_P_NAME_RAW, bn, IFP_NAME24, boff);
+            st = keep_field(d, &t->props, IFP_P_NAME_RAW, bn, IFP_NAME24, canon, boff);
             if (st == AK_OK)
                 st = ak_prop_set_int(doc, &t->props, IFP_P_FRAME_TYPE, type);
             if ((st = chk(d, st, boff)) != AK_OK)
@@ -307,7 +310,7 @@ static int chunk(ifp_rd *d, const char *tag, uint32_t *size)
         d->r.failed = 1;
         return 0;
     }
-    *size = ak_load_u32(p + 4);
+    *size = ak_peek_u32(p + 4);
     return 1;
 }
 
@@ -350,7 +353,7 @@ static ak_status read_anpk_keys(ifp_rd *d, ak_track *t, int32_t frames, double *
     else
         return ak_fail(d->job, AK_E_DATA, off, "animation '%s', bone '%s': expected a KR00, KRT0 or KRTS chunk",
                        clipname, t->bone);
-    uint32_t ksz = ak_load_u32(h + 4);
+    uint32_t ksz = ak_peek_u32(h + 4);
     if (!ak_need_array(&d->r, (uint64_t)frames, stride, "keys"))
         return AK_E_DATA;
     ak_status st = stale(d, &t->props, IFP_P_KEY_SIZE, ksz, (uint64_t)frames * stride, off + 4, "key chunk",
@@ -415,6 +418,7 @@ static ak_status read_anpk_block(ifp_rd *d, int block)
     ak_reader *r = &d->r;
     ak_doc *doc = d->doc;
     char key[96], name[64];
+    int canon;
     ak_status st;
     int64_t start = (int64_t)r->pos;
     uint32_t size, isz;
@@ -426,7 +430,7 @@ static ak_status read_anpk_block(ifp_rd *d, int block)
     const unsigned char *info = payload(d, "INFO", isz, 4);
     if (!info)
         return AK_E_DATA;
-    int32_t count = (int32_t)ak_load_u32(info);
+    int32_t count = (int32_t)ak_peek_u32(info);
     if (count < 0)
         return ak_fail(d->job, AK_E_DATA, info_off + 8, "negative animation count %d", count);
     size_t plen = pad4(isz) - 4;
@@ -483,12 +487,12 @@ static ak_status read_anpk_block(ifp_rd *d, int block)
         const unsigned char *di = payload(d, "INFO", disz, 4);
         if (!di)
             return AK_E_DATA;
-        int32_t bones = (int32_t)ak_load_u32(di);
+        int32_t bones = (int32_t)ak_peek_u32(di);
         if (bones < 0)
             return ak_fail(d->job, AK_E_DATA, doff + 16, "animation '%s': negative bone count %d", clip->name,
                            bones);
         if (disz == 8) {
-            int32_t unk = (int32_t)ak_load_u32(di + 4);
+            int32_t unk = (int32_t)ak_peek_u32(di + 4);
             if (unk)
                 st = ak_prop_set_int(doc, &clip->props, IFP_P_DGAN_UNKNOWN, unk);
         } else {
@@ -516,17 +520,17 @@ static ak_status read_anpk_block(ifp_rd *d, int block)
             const unsigned char *ap = ak_bytes(r, asz, "ANIM");
             if (!ap)
                 return AK_E_DATA;
-            int32_t frames = (int32_t)ak_load_u32(ap + 28);
-            int32_t unk32 = (int32_t)ak_load_u32(ap + 32);
-            int32_t last = (int32_t)ak_load_u32(ap + 36);
-            int32_t w40 = (int32_t)ak_load_u32(ap + 40);
+            int32_t frames = (int32_t)ak_peek_u32(ap + 28);
+            int32_t unk32 = (int32_t)ak_peek_u32(ap + 32);
+            int32_t last = (int32_t)ak_peek_u32(ap + 36);
+            int32_t w40 = (int32_t)ak_peek_u32(ap + 40);
             if (frames < 0)
                 return ak_fail(d->job, AK_E_DATA, boff + 44, "animation '%s', bone %d: negative frame count %d",
                                clip->name, b, frames);
-            ak_track *t = ak_track_add(clip, field_text(name, ap, IFP_NAME28));
+            ak_track *t = ak_track_add(clip, field_text(name, ap, IFP_NAME28, &canon));
             if (!t)
                 return failed(d, boff);
-            st = keep_field(d, &t->props, IFP_P_NAME_RAW, ap, IFP_NAME28, boff + 16);
+            st = keep_field(d, &t->props, IFP_P_NAME_RAW, ap, IFP_NAME28, canon, boff + 16);
             if (b == 0) {
                 clip_form = (int)asz;
                 if (st == AK_OK && asz == 48)
@@ -541,7 +545,7 @@ static ak_status read_anpk_block(ifp_rd *d, int block)
                 if (st == AK_OK)
                     st = ak_prop_set_int(doc, &t->props, IFP_P_CHILD, w40);
                 if (st == AK_OK)
-                    st = ak_prop_set_int(doc, &t->props, IFP_P_SIBLING, (int32_t)ak_load_u32(ap + 44));
+                    st = ak_prop_set_int(doc, &t->props, IFP_P_SIBLING, (int32_t)ak_peek_u32(ap + 44));
             }
             if (st == AK_OK && unk32)
                 st = ak_prop_set_int(doc, &t->props, IFP_P_ANIM_UNK32, unk32);
