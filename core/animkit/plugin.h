@@ -73,6 +73,9 @@
  *                    back). ak_codec is unchanged; 1.0, 1.1 and 1.2
  *                    plugins keep loading (tests/plugins/oldminor.c,
  *                    minor11.c, minor12.c).
+ *                    Later, header only (no symbol, no ABI change): the
+ *                    inline readers ak_left(), ak_take(), ak_take_u8/_u16/
+ *                    _u32(); they call nothing newer than 1.0's ak_bytes().
  */
 #ifndef ANIMKIT_PLUGIN_H
 #define ANIMKIT_PLUGIN_H
@@ -363,6 +366,38 @@ static inline float ak_peek_f32(const unsigned char *p)
     float f;
     memcpy(&f, &bits, sizeof f);
     return f;
+}
+/* Inline forms of ak_remaining(), ak_bytes() and ak_u8/u16/u32() for a
+ * plugin's per-record loops (header only: no symbol of their own): the
+ * same checks and results, and an overrun goes to ak_bytes(), which fails
+ * the job exactly as the exported readers do. `what` names the field in
+ * that message. A call into the library cost more than such a read. */
+static inline size_t ak_left(const ak_reader *r)
+{
+    return r->failed || r->pos > r->size ? 0 : r->size - r->pos;
+}
+static inline const unsigned char *ak_take(ak_reader *r, size_t n, const char *what)
+{
+    if (r->failed || r->pos > r->size || n > r->size - r->pos)
+        return ak_bytes(r, n, what);
+    const unsigned char *p = r->data + r->pos;
+    r->pos += n;
+    return p;
+}
+static inline uint8_t ak_take_u8(ak_reader *r, const char *what)
+{
+    const unsigned char *p = ak_take(r, 1, what);
+    return p ? p[0] : 0;
+}
+static inline uint16_t ak_take_u16(ak_reader *r, const char *what)
+{
+    const unsigned char *p = ak_take(r, 2, what);
+    return p ? ak_peek_u16(p) : 0;
+}
+static inline uint32_t ak_take_u32(ak_reader *r, const char *what)
+{
+    const unsigned char *p = ak_take(r, 4, what);
+    return p ? ak_peek_u32(p) : 0;
 }
 /* And the store, for a plugin assembling bytes in its own buffer. Where
  * the processor is little-endian, one store: compilers left the four

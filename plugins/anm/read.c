@@ -48,7 +48,7 @@ typedef struct reader_state {
 
 static int is_tag(const ak_reader *r, const char *tag)
 {
-    return ak_remaining(r) >= 4 && memcmp(r->data + r->pos, tag, 4) == 0;
+    return ak_left(r) >= 4 && memcmp(r->data + r->pos, tag, 4) == 0;
 }
 
 /* A printable rendering of the 4 bytes at `p` for messages. */
@@ -188,8 +188,8 @@ static int read_key(reader_state *st, chunk *c)
 {
     ak_reader *r = &st->r;
     size_t off = r->pos;
-    uint8_t bone = ak_u8(r);
-    uint16_t flags = ak_u16(r);
+    uint8_t bone = ak_take_u8(r, "byte");
+    uint16_t flags = ak_take_u16(r, "16-bit value");
     if (r->failed || !check_bone(st, bone, off))
         return 0;
     if (flags & ~ANM_F_KNOWN) {
@@ -201,16 +201,16 @@ static int read_key(reader_state *st, chunk *c)
     if (!x)
         return 0;
     if (flags & ANM_F_POS)
-        ak_skip(r, 12, "position");
+        ak_take(r, 12, "position");
     if (flags & ANM_F_ROT)
-        ak_skip(r, 12, "orientation");
+        ak_take(r, 12, "orientation");
     if (flags & ANM_F_SCALE)
-        ak_skip(r, 12, "scale");
+        ak_take(r, 12, "scale");
     if (flags & ANM_F_MESH) {
-        uint32_t size = ak_u32(r);
+        uint32_t size = ak_take_u32(r, "32-bit value");
         x->mesh_size = size;
         st->mesh_bytes += size;
-        ak_skip(r, size, "mesh payload");
+        ak_take(r, size, "mesh payload");
     }
     if (r->failed)
         return 0;
@@ -276,11 +276,11 @@ static size_t read_plain_keys(reader_state *st, chunk *c, size_t count)
 static int read_keys(reader_state *st, chunk *c)
 {
     ak_reader *r = &st->r;
-    uint8_t count = ak_u8(r);
+    uint8_t count = ak_take_u8(r, "byte");
     if (!ak_need_array(r, count, 3, "FRM2/FRM3 keys"))
         return 0;
     for (size_t k = 0; k < count; k++) {
-        if (ak_remaining(r) / ANM_KEY_MAX >= count - k) {
+        if (ak_left(r) / ANM_KEY_MAX >= count - k) {
             size_t n = read_plain_keys(st, c, count - k);
             if (n == SIZE_MAX)
                 return 0;
@@ -299,8 +299,8 @@ static int read_bones(reader_state *st, chunk *c)
     ak_reader *r = &st->r;
     while (is_tag(r, "BONE")) {
         size_t off = r->pos;
-        ak_skip(r, 4, "BONE");
-        uint32_t bone = ak_u32(r);
+        ak_take(r, 4, "BONE");
+        uint32_t bone = ak_take_u32(r, "32-bit value");
         if (r->failed || !check_bone(st, bone, off + 4))
             return 0;
         rec *x = new_rec(st, off, c->frame, bone, ANM_TAG_FRMN, 0);
@@ -324,19 +324,19 @@ static int read_bones(reader_state *st, chunk *c)
                 }
             x->order = (uint8_t)(x->order | code << (2 * nsub));
             nsub++;
-            ak_skip(r, 4, "sub-chunk tag");
+            ak_take(r, 4, "sub-chunk tag");
             if (code == ANM_SUB_MATR) {
                 x->flags |= ANM_F_POS | ANM_F_ROT;
-                ak_skip(r, 48, "MATR");
+                ak_take(r, 48, "MATR");
             } else if (code == ANM_SUB_VISI) {
                 int32_t v = ak_i32(r);
                 x->flags |= v ? ANM_F_VIS_ON : ANM_F_VIS_OFF;
             } else {
-                uint32_t size = ak_u32(r);
+                uint32_t size = ak_take_u32(r, "32-bit value");
                 x->mesh_size = size;
                 st->mesh_bytes += size;
                 x->flags |= ANM_F_MESH;
-                ak_skip(r, size, "MESH payload");
+                ak_take(r, size, "MESH payload");
             }
             if (r->failed)
                 return 0;
@@ -371,21 +371,21 @@ static int read_frames(reader_state *st)
 {
     ak_reader *r = &st->r;
     size_t start = r->pos;
-    while (!r->failed && ak_remaining(r) > 0) {
+    while (!r->failed && ak_left(r) > 0) {
         if (st->nchunk == 1 && !presize_recs(st, start))
             return 0;
         size_t off = r->pos;
-        if (!ak_need(r, 4, "chunk tag"))
+        if (ak_left(r) < 4 && !ak_need(r, 4, "chunk tag"))
             return 0;
         if (is_tag(r, "FRMN")) {
-            ak_skip(r, 4, NULL);
-            uint32_t frame = ak_u32(r);
+            ak_take(r, 4, NULL);
+            uint32_t frame = ak_take_u32(r, "32-bit value");
             chunk *c = r->failed ? NULL : new_chunk(st, ANM_TAG_FRMN, frame);
             if (!c || !read_bones(st, c))
                 return 0;
         } else if (is_tag(r, "FRM2")) {
-            ak_skip(r, 4, NULL);
-            uint16_t frame = ak_u16(r);
+            ak_take(r, 4, NULL);
+            uint16_t frame = ak_take_u16(r, "16-bit value");
             chunk *c = r->failed ? NULL : new_chunk(st, ANM_TAG_FRM2, frame);
             if (!c || !read_keys(st, c))
                 return 0;
@@ -395,9 +395,9 @@ static int read_frames(reader_state *st)
                         "FRM3 chunk but FRMS is 0: the frame-number width is undefined");
                 return 0;
             }
-            ak_skip(r, 4, NULL);
+            ak_take(r, 4, NULL);
             int w = frame_width(st->frms);
-            uint32_t frame = w == 1 ? ak_u8(r) : w == 2 ? ak_u16(r) : ak_u32(r);
+            uint32_t frame = w == 1 ? ak_take_u8(r, "byte") : w == 2 ? ak_take_u16(r, "16-bit value") : ak_take_u32(r, "32-bit value");
             chunk *c = r->failed ? NULL : new_chunk(st, ANM_TAG_FRM3, frame);
             if (!c || !read_keys(st, c))
                 return 0;
@@ -750,8 +750,8 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
         return AK_E_DATA;
     if (memcmp(r->data, "EANM", 4) != 0)
         return ak_fail(job, AK_E_DATA, 0, "not an EANM file (magic is not 'EANM')");
-    ak_skip(r, 4, NULL);
-    uint32_t version = ak_u32(r);
+    ak_take(r, 4, NULL);
+    uint32_t version = ak_take_u32(r, "32-bit value");
     const char *variant;
     switch (version) {
     case ANM_V40: variant = "4.0"; break;
@@ -777,15 +777,15 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
         return ak_fail(job, AK_E_NOMEM, -1, "out of memory");
     /* Placeholder forms ([BD], unconfirmed): the file may end after the
      * version or after FRMS. */
-    if (ak_remaining(r) == 0)
+    if (ak_left(r) == 0)
         return ak_prop_set_int(doc, cp, ANM_P_FORM, 0);
     if (!is_tag(r, "FRMS")) {
         char t[20];
-        tag_text(r->data + r->pos, ak_remaining(r) < 4 ? ak_remaining(r) : 4, t);
+        tag_text(r->data + r->pos, ak_left(r) < 4 ? ak_left(r) : 4, t);
         return ak_fail(job, AK_E_DATA, (int64_t)r->pos, "expected FRMS after the header, found '%s'", t);
     }
-    ak_skip(r, 4, NULL);
-    st->frms = ak_u32(r);
+    ak_take(r, 4, NULL);
+    st->frms = ak_take_u32(r, "32-bit value");
     if (r->failed)
         return AK_E_DATA;
     if (ak_prop_set_int(doc, cp, ANM_P_FRMS, st->frms) != AK_OK)
@@ -794,9 +794,9 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
     /* §4: zero or more CMNT chunks (uint16 size + text) before BMAP. */
     int64_t ncmnt = 0;
     while (is_tag(r, "CMNT")) {
-        ak_skip(r, 4, NULL);
-        uint16_t n = ak_u16(r);
-        const unsigned char *text = ak_bytes(r, n, "CMNT text");
+        ak_take(r, 4, NULL);
+        uint16_t n = ak_take_u16(r, "16-bit value");
+        const unsigned char *text = ak_take(r, n, "CMNT text");
         if (!text)
             return AK_E_DATA;
         char key[32];
@@ -807,16 +807,16 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
     }
     if (ncmnt && ak_prop_set_int(doc, cp, ANM_P_CMNT_COUNT, ncmnt) != AK_OK)
         return ak_fail(job, AK_E_NOMEM, -1, "out of memory");
-    if (ak_remaining(r) == 0 && !ncmnt)
+    if (ak_left(r) == 0 && !ncmnt)
         return ak_prop_set_int(doc, cp, ANM_P_FORM, 1);
     if (!is_tag(r, "BMAP")) {
         char t[20];
-        tag_text(r->data + r->pos, ak_remaining(r) < 4 ? ak_remaining(r) : 4, t);
+        tag_text(r->data + r->pos, ak_left(r) < 4 ? ak_left(r) : 4, t);
         return ak_fail(job, AK_E_DATA, (int64_t)r->pos, "expected BMAP, found '%s'", t);
     }
     size_t bmap_off = r->pos;
-    ak_skip(r, 4, NULL);
-    st->bones = ak_u32(r);
+    ak_take(r, 4, NULL);
+    st->bones = ak_take_u32(r, "32-bit value");
     if (!ak_need_array(r, st->bones, 4, "BMAP names"))
         return AK_E_DATA;
     st->bone_end = ak_job_alloc(job, (size_t)st->bones + 1, sizeof *st->bone_end);
@@ -850,8 +850,8 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
     }
     for (uint32_t i = 0; i < st->bones; i++) {
         size_t off = r->pos;
-        uint32_t n = ak_u32(r);
-        const unsigned char *name = ak_bytes(r, n, "bone name");
+        uint32_t n = ak_take_u32(r, "32-bit value");
+        const unsigned char *name = ak_take(r, n, "bone name");
         if (!name)
             return AK_E_DATA;
         size_t clen = 0;

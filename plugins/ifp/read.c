@@ -111,7 +111,7 @@ static void scan_families(const ak_reader *r, uint32_t bones, int *has_int, int 
     s.job = NULL;
     *has_int = *has_float = 0;
     for (uint32_t b = 0; b < bones && !(*has_int && *has_float); b++) {
-        const unsigned char *h = ak_bytes(&s, IFP_NAME24 + 12, NULL);
+        const unsigned char *h = ak_take(&s, IFP_NAME24 + 12, NULL);
         if (!h)
             return;
         uint32_t type = ak_peek_u32(h + 24), count = ak_peek_u32(h + 28);
@@ -122,7 +122,7 @@ static void scan_families(const ak_reader *r, uint32_t bones, int *has_int, int 
             *has_int = 1;
         else if (count)
             *has_float = 1;
-        ak_skip(&s, (size_t)count * rs, NULL);
+        ak_take(&s, (size_t)count * rs, NULL);
     }
 }
 
@@ -138,7 +138,7 @@ static ak_status read_anp_frames(ifp_rd *d, ak_track *t, uint32_t type, uint32_t
     size_t rs = ifp_frame_size(type);
     int has_t = type == 2 || type == 4;
     int64_t off = (int64_t)d->r.pos;
-    const unsigned char *p = ak_bytes(&d->r, (size_t)count * rs, "frames");
+    const unsigned char *p = ak_take(&d->r, (size_t)count * rs, "frames");
     if (!p)
         return AK_E_DATA;
     if (!count)
@@ -200,10 +200,10 @@ static ak_status read_anp(ifp_rd *d)
     int canon;
     ak_status st;
 
-    ak_skip(r, 4, "magic");
-    uint32_t size = ak_u32(r);
-    const unsigned char *pkg = ak_bytes(r, IFP_NAME24, "package name");
-    uint32_t count = ak_u32(r);
+    ak_take(r, 4, "magic");
+    uint32_t size = ak_take_u32(r, "32-bit value");
+    const unsigned char *pkg = ak_take(r, IFP_NAME24, "package name");
+    uint32_t count = ak_take_u32(r, "32-bit value");
     if (r->failed)
         return AK_E_DATA;
     st = ak_prop_set_string(doc, &doc->props, IFP_P_PACKAGE, field_text(name, pkg, IFP_NAME24, &canon));
@@ -217,10 +217,10 @@ static ak_status read_anp(ifp_rd *d)
 
     for (uint32_t a = 0; a < count; a++) {
         int64_t aoff = (int64_t)r->pos;
-        const unsigned char *an = ak_bytes(r, IFP_NAME24, "animation name");
-        uint32_t bones = ak_u32(r);
-        uint32_t fdb = anp3 ? ak_u32(r) : 0;
-        uint32_t flags = anp3 ? ak_u32(r) : 0;
+        const unsigned char *an = ak_take(r, IFP_NAME24, "animation name");
+        uint32_t bones = ak_take_u32(r, "32-bit value");
+        uint32_t fdb = anp3 ? ak_take_u32(r, "32-bit value") : 0;
+        uint32_t flags = anp3 ? ak_take_u32(r, "32-bit value") : 0;
         if (r->failed)
             return AK_E_DATA;
         ak_clip *clip = ak_clip_add(doc, field_text(name, an, IFP_NAME24, &canon));
@@ -240,7 +240,7 @@ static ak_status read_anp(ifp_rd *d)
         for (uint32_t b = 0; b < bones; b++) {
             int64_t boff = (int64_t)r->pos;
             /* name[24], frame type, frame count, bone id */
-            const unsigned char *bn = ak_bytes(r, IFP_NAME24 + 12, "bone header");
+            const unsigned char *bn = ak_take(r, IFP_NAME24 + 12, "bone header");
             if (!bn)
                 return AK_E_DATA;
             uint32_t type = ak_peek_u32(bn + 24), frames = ak_peek_u32(bn + 28);
@@ -298,7 +298,7 @@ static size_t pad4(size_t n) { return (n + 3u) & ~(size_t)3u; }
 static int chunk(ifp_rd *d, const char *tag, uint32_t *size)
 {
     int64_t off = (int64_t)d->r.pos;
-    const unsigned char *p = ak_bytes(&d->r, 8, "chunk header");
+    const unsigned char *p = ak_take(&d->r, 8, "chunk header");
     if (!p)
         return 0;
     if (memcmp(p, tag, 4) != 0) {
@@ -323,7 +323,7 @@ static const unsigned char *payload(ifp_rd *d, const char *tag, uint32_t size, u
         d->r.failed = 1;
         return NULL;
     }
-    return ak_bytes(&d->r, pad4(size), tag);
+    return ak_take(&d->r, pad4(size), tag);
 }
 
 static ak_status stale(ifp_rd *d, ak_props *props, const char *key, uint32_t stored, uint64_t computed,
@@ -339,7 +339,7 @@ static ak_status stale(ifp_rd *d, ak_props *props, const char *key, uint32_t sto
 static ak_status read_anpk_keys(ifp_rd *d, ak_track *t, int32_t frames, double *maxt, const char *clipname)
 {
     int64_t off = (int64_t)d->r.pos;
-    const unsigned char *h = ak_bytes(&d->r, 8, "key chunk header");
+    const unsigned char *h = ak_take(&d->r, 8, "key chunk header");
     if (!h)
         return AK_E_DATA;
     int kind; /* 0 = R, 1 = RT, 2 = RTS */
@@ -360,7 +360,7 @@ static ak_status read_anpk_keys(ifp_rd *d, ak_track *t, int32_t frames, double *
                          clipname);
     if (st != AK_OK)
         return st;
-    const unsigned char *p = ak_bytes(&d->r, (size_t)frames * stride, "keys");
+    const unsigned char *p = ak_take(&d->r, (size_t)frames * stride, "keys");
     if (!p)
         return AK_E_DATA;
     if (!frames)
@@ -517,7 +517,7 @@ static ak_status read_anpk_block(ifp_rd *d, int block)
                         "animation '%s', bone %d: ANIM size %u (only 44 and 48 are known)", clip->name, b, asz);
                 return AK_E_UNSUPPORTED;
             }
-            const unsigned char *ap = ak_bytes(r, asz, "ANIM");
+            const unsigned char *ap = ak_take(r, asz, "ANIM");
             if (!ap)
                 return AK_E_DATA;
             int32_t frames = (int32_t)ak_peek_u32(ap + 28);
@@ -576,8 +576,8 @@ static ak_status read_anpk_block(ifp_rd *d, int block)
 static ak_status read_anlf(ifp_rd *d)
 {
     ak_reader *r = &d->r;
-    ak_skip(r, 4, "magic");
-    uint32_t size = ak_u32(r);
+    ak_take(r, 4, "magic");
+    uint32_t size = ak_take_u32(r, "32-bit value");
     int32_t blocks = ak_i32(r);
     if (r->failed)
         return AK_E_DATA;

@@ -100,6 +100,63 @@ START_TEST(overrun_fails_with_offset)
 }
 END_TEST
 
+/* The inline forms in plugin.h against the exported readers: the same
+ * pointer, value, position and failure for every window, start, length
+ * and prior failure (readers without a job, so that nothing is reported). */
+static void same_reader(const ak_reader *a, const ak_reader *b)
+{
+    ck_assert_uint_eq(a->pos, b->pos);
+    ck_assert_int_eq(a->failed, b->failed);
+    ck_assert_uint_eq(ak_left(a), ak_remaining(b));
+}
+
+START_TEST(inline_readers_match_exported)
+{
+    size_t cases = 0, overruns = 0;
+    for (size_t size = 0; size <= sizeof bytes; size++)
+        for (size_t pos = 0; pos <= size + 2; pos++) /* pos > size: a window a plugin moved past */
+            for (int failed = 0; failed < 2; failed++)
+                for (size_t n = 0; n <= sizeof bytes + 1; n++) {
+                    ak_reader base = { bytes, size, pos, NULL, failed };
+                    ak_reader a = base, b = base;
+                    ck_assert_ptr_eq(ak_take(&a, n, "x"), ak_bytes(&b, n, "x"));
+                    same_reader(&a, &b);
+                    overruns += (size_t)b.failed;
+                    a = b = base;
+                    ck_assert_uint_eq(ak_take_u8(&a, "byte"), ak_u8(&b));
+                    same_reader(&a, &b);
+                    a = b = base;
+                    ck_assert_uint_eq(ak_take_u16(&a, "16-bit value"), ak_u16(&b));
+                    same_reader(&a, &b);
+                    a = b = base;
+                    ck_assert_uint_eq(ak_take_u32(&a, "32-bit value"), ak_u32(&b));
+                    same_reader(&a, &b);
+                    cases++;
+                }
+    ck_assert_uint_gt(overruns, 0);
+    ck_assert_uint_gt(cases - overruns, 0);
+}
+END_TEST
+
+static int overruns_inline(ak_reader *r)
+{
+    ak_take(r, 10, "header");
+    ck_assert_uint_eq(ak_take_u32(r, "32-bit value"), 0); /* only 2 bytes left */
+    ck_assert_ptr_null(ak_take(r, 1, "x"));               /* sticky: no second error */
+    return 0;
+}
+
+START_TEST(inline_overrun_reports_as_exported)
+{
+    last inl, exp;
+    ck_assert_int_eq(run(overruns_inline, bytes, sizeof bytes, &inl), AK_E_DATA);
+    ck_assert_int_eq(run(overruns_once, bytes, sizeof bytes, &exp), AK_E_DATA);
+    ck_assert_int_eq(inl.errors, 1);
+    ck_assert_int_eq(inl.offset, exp.offset);
+    ck_assert_str_eq(inl.text, exp.text);
+}
+END_TEST
+
 static int rejects_huge_count(ak_reader *r)
 {
     ck_assert_int_eq(ak_need_array(r, 3, 4, "keys"), 1);      /* 12 bytes: fits exactly */
@@ -344,6 +401,8 @@ int main(void)
     TCase *tc = tcase_create("binio");
     tcase_add_test(tc, little_endian_values);
     tcase_add_test(tc, overrun_fails_with_offset);
+    tcase_add_test(tc, inline_readers_match_exported);
+    tcase_add_test(tc, inline_overrun_reports_as_exported);
     tcase_add_test(tc, need_array_checks_count_against_bytes);
     tcase_add_test(tc, sub_reader_window);
     tcase_add_test(tc, seek_past_end_fails);
