@@ -118,7 +118,9 @@ ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size, const 
     if (ak_params_check(reg, codec, AK_PARAM_READ, opt_params(options), file, report) != AK_OK)
         return AK_E_USAGE;
     ak_job job;
+    max_align_t small_scratch[AK_JOB_STACK_SCRATCH / sizeof(max_align_t)];
     ak_job_init(&job, codec, file, opt_params(options), report);
+    ak_job_use_stack(&job, small_scratch, sizeof small_scratch);
     job.use = AK_PARAM_READ;
     ak_doc *doc = ak_doc_new_with(&reg->allocator, 0);
     if (!doc) {
@@ -311,7 +313,9 @@ ak_status ak_write(const ak_registry *reg, const ak_doc *doc, const ak_options *
         return AK_E_USAGE;
     report_losses(doc, codec, file, report);
     ak_job job;
+    max_align_t small_scratch[AK_JOB_STACK_SCRATCH / sizeof(max_align_t)];
     ak_job_init(&job, codec, file, opt_params(options), report);
+    ak_job_use_stack(&job, small_scratch, sizeof small_scratch);
     job.use = AK_PARAM_WRITE;
     /* A writer's scratch is bounded by the document, not by a limit. */
     ak_heap scratch_heap = { reg->allocator, 0, 0, &job, 0, 0, reg->pool };

@@ -98,7 +98,16 @@ struct ak_job {
     ak_heap *heap;           /* where scratch memory comes from and is counted */
     union ak_scratch *scratch; /* the live scratch blocks (scratch.c) */
     unsigned use;            /* AK_PARAM_READ or AK_PARAM_WRITE */
+    /* Small scratch is carved first from a buffer on the stack of ak_read()
+     * or ak_write() (ak_job_use_stack): a read's few small tables were a
+     * malloc and a free each, a third of the time of reading a small file. */
+    unsigned char *stack;
+    size_t stack_size, stack_used;
 };
+
+/* The stack buffer ak_read() and ak_write() lend their job: small enough
+ * for a host thread's stack, large enough for a small file's tables. */
+#define AK_JOB_STACK_SCRATCH 8192
 
 struct ak_sink {
     const ak_allocator *allocator;
@@ -185,8 +194,11 @@ void ak_doc_clear_skeleton(ak_doc *doc);
 /* The skeleton's part of ak_doc_validate: parents, cycles, duplicate names
  * and ids, rest pose. Returns the number of errors. */
 unsigned ak_validate_skeleton(const ak_doc *doc, const char *file, ak_report *report);
-/* Frees the scratch blocks a plugin left behind; every job ends with it. */
+/* Frees the scratch blocks a plugin left behind; every job ends with it,
+ * before the buffer of ak_job_use_stack() goes out of scope. */
 void ak_job_release_scratch(ak_job *job);
+/* Lends the job `size` bytes (aligned for any type) for small scratch. */
+void ak_job_use_stack(ak_job *job, void *buffer, size_t size);
 
 void ak_job_init(ak_job *job, const ak_codec *codec, const char *filename,
                  const char *const *params, ak_report *report);

@@ -278,25 +278,27 @@ static ak_registry *counting_registry(const ak_codec *codec)
     return reg;
 }
 
-/* Zeroed, aligned, kept across growth; `a` is left for the job to free. */
+/* Zeroed, aligned, kept across growth; `a` is left for the job to free.
+ * Blocks larger than the few KiB a job has on the stack, so that each
+ * comes from the allocator. */
 static int scratch_semantics(ak_reader *r)
 {
     ak_job *job = r->job;
     long before = live_blocks;
-    unsigned char *a = ak_job_alloc(job, 100, 1);
+    unsigned char *a = ak_job_alloc(job, 10000, 1);
     ck_assert_ptr_nonnull(a);
-    for (int i = 0; i < 100; i++)
+    for (int i = 0; i < 10000; i++)
         ck_assert_uint_eq(a[i], 0);
-    memset(a, 0xAB, 100);
-    double *b = ak_job_alloc(job, 3, sizeof *b);
+    memset(a, 0xAB, 10000);
+    double *b = ak_job_alloc(job, 2000, sizeof *b);
     ck_assert_ptr_nonnull(b);
     ck_assert_uint_eq((uintptr_t)b % alignof(max_align_t), 0);
-    ck_assert(b[0] == 0.0 && b[2] == 0.0);
+    ck_assert(b[0] == 0.0 && b[1999] == 0.0);
     ck_assert_int_eq(live_blocks, before + 2);
-    a = ak_job_realloc(job, a, 5000, 1);
+    a = ak_job_realloc(job, a, 50000, 1);
     ck_assert_ptr_nonnull(a);
-    for (int i = 0; i < 5000; i++)
-        ck_assert_uint_eq(a[i], i < 100 ? 0xAB : 0);
+    for (int i = 0; i < 50000; i++)
+        ck_assert_uint_eq(a[i], i < 10000 ? 0xAB : 0);
     ak_job_free(job, NULL);
     ak_job_free(job, b);
     ck_assert_int_eq(live_blocks, before + 1);
@@ -304,6 +306,79 @@ static int scratch_semantics(ak_reader *r)
     ck_assert_ptr_nonnull(empty);
     ck_assert(!ak_job_failed(job));
     return 1;
+}
+
+/* Small blocks come from the job's stack buffer: no allocator call, the
+ * same guarantees (zeroed, aligned, contents kept when resized in place or
+ * moved, to the heap too when a block outgrows the buffer). Then a random
+ * run of allocations, resizes and frees, every live block checked after
+ * each step against the byte it was filled with. */
+static int scratch_small_semantics(ak_reader *r)
+{
+    ak_job *job = r->job;
+    long before = live_blocks;
+    unsigned char *a = ak_job_alloc(job, 100, 1);
+    unsigned char *b = ak_job_alloc(job, 24, 1);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_uint_eq((uintptr_t)a % alignof(max_align_t), 0);
+    ck_assert_uint_eq((uintptr_t)b % alignof(max_align_t), 0);
+    for (int i = 0; i < 100; i++)
+        ck_assert_uint_eq(a[i], 0);
+    memset(a, 0x11, 100);
+    memset(b, 0x22, 24);
+    ck_assert_int_eq(live_blocks, before);
+    unsigned char *b2 = ak_job_realloc(job, b, 200, 1); /* the last block: grows where it is */
+    ck_assert_ptr_eq(b2, b);
+    for (int i = 0; i < 200; i++)
+        ck_assert_uint_eq(b2[i], i < 24 ? 0x22 : 0);
+    unsigned char *a2 = ak_job_realloc(job, a, 300, 1); /* not the last: moves */
+    ck_assert_ptr_nonnull(a2);
+    ck_assert_ptr_ne(a2, a);
+    for (int i = 0; i < 300; i++)
+        ck_assert_uint_eq(a2[i], i < 100 ? 0x11 : 0);
+    ck_assert_int_eq(live_blocks, before);
+    unsigned char *big = ak_job_realloc(job, b2, 100000, 1); /* past the buffer: to the heap */
+    ck_assert_ptr_nonnull(big);
+    ck_assert_int_eq(live_blocks, before + 1);
+    for (int i = 0; i < 100000; i++)
+        ck_assert_uint_eq(big[i], i < 24 ? 0x22 : 0);
+    ak_job_free(job, big);
+    ck_assert_int_eq(live_blocks, before);
+
+    enum { SLOTS = 12 };
+    unsigned char *p[SLOTS] = { 0 };
+    size_t n[SLOTS] = { 0 };
+    uint32_t seed = 12345;
+    for (int step = 0; step < 3000; step++) {
+        seed = seed * 1103515245u + 12345u;
+        int slot = (int)(seed >> 16) % SLOTS;
+        size_t size = 1 + (seed >> 4) % 3000;
+        unsigned char fill = (unsigned char)(slot + 1);
+        if (!p[slot]) {
+            p[slot] = ak_job_alloc(job, size, 1);
+            ck_assert_ptr_nonnull(p[slot]);
+            for (size_t i = 0; i < size; i++)
+                ck_assert_uint_eq(p[slot][i], 0);
+        } else if (seed & 0x100) {
+            unsigned char *q = ak_job_realloc(job, p[slot], size, 1);
+            ck_assert_ptr_nonnull(q);
+            for (size_t i = 0; i < size; i++)
+                ck_assert_uint_eq(q[i], i < n[slot] ? fill : 0);
+            p[slot] = q;
+        } else {
+            ak_job_free(job, p[slot]);
+            p[slot] = NULL;
+            continue;
+        }
+        n[slot] = size;
+        memset(p[slot], fill, size);
+        for (int s = 0; s < SLOTS; s++)
+            for (size_t i = 0; p[s] && i < n[s]; i++)
+                ck_assert_uint_eq(p[s][i], (unsigned char)(s + 1));
+    }
+    ck_assert(!ak_job_failed(job));
+    return 1; /* what is still live goes with the job */
 }
 
 static int scratch_overflow(ak_reader *r)
@@ -334,6 +409,22 @@ START_TEST(scratch_is_zeroed_kept_and_freed_by_the_job)
     ck_assert_int_eq(ak_read(reg, bytes, sizeof bytes, &o, &doc, &rep), AK_OK);
     ak_doc_free(doc);
     ck_assert_int_eq(live_blocks, base); /* the two blocks left behind went with the job */
+    ak_registry_free(reg);
+    ck_assert_int_eq(live_blocks, 0);
+}
+END_TEST
+
+START_TEST(small_scratch_comes_from_the_stack)
+{
+    ak_registry *reg = counting_registry(&scripted);
+    long base = live_blocks;
+    script = scratch_small_semantics;
+    ak_options o = { sizeof o, "scripted", "in.bin", NULL, 0, 0 };
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    ck_assert_int_eq(ak_read(reg, bytes, sizeof bytes, &o, &doc, &rep), AK_OK);
+    ak_doc_free(doc);
+    ck_assert_int_eq(live_blocks, base);
     ak_registry_free(reg);
     ck_assert_int_eq(live_blocks, 0);
 }
@@ -409,6 +500,7 @@ int main(void)
     tcase_add_test(tc, sink_writes_little_endian);
     tcase_add_test(tc, float_bits_round_trip);
     tcase_add_test(tc, scratch_is_zeroed_kept_and_freed_by_the_job);
+    tcase_add_test(tc, small_scratch_comes_from_the_stack);
     tcase_add_test(tc, scratch_failures_fail_the_job);
     tcase_add_test(tc, writer_scratch_is_freed_by_the_job);
     suite_add_tcase(s, tc);
