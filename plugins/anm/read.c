@@ -397,7 +397,9 @@ static int read_frames(reader_state *st)
             }
             ak_take(r, 4, NULL);
             int w = frame_width(st->frms);
-            uint32_t frame = w == 1 ? ak_take_u8(r, "byte") : w == 2 ? ak_take_u16(r, "16-bit value") : ak_take_u32(r, "32-bit value");
+            uint32_t frame = w == 1   ? ak_take_u8(r, "byte")
+                             : w == 2 ? ak_take_u16(r, "16-bit value")
+                                      : ak_take_u32(r, "32-bit value");
             chunk *c = r->failed ? NULL : new_chunk(st, ANM_TAG_FRM3, frame);
             if (!c || !read_keys(st, c))
                 return 0;
