@@ -27,12 +27,33 @@
 #include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define MAX_TRIES 64
 #define FRESH_FD 100
+
+int ak_maps_find(FILE *maps, uintptr_t at, unsigned *maj, unsigned *min, unsigned long *ino)
+{
+    char line[512];
+    int line_start = 1;
+    while (fgets(line, sizeof line, maps)) {
+        /* The rest of a line longer than the buffer is no line of its own:
+         * a path name could otherwise pass for a mapping. */
+        int fragment = !line_start;
+        line_start = strchr(line, '\n') != NULL;
+        if (fragment)
+            continue;
+        unsigned long start, end;
+        if (sscanf(line, "%lx-%lx %*s %*s %x:%x %lu", &start, &end, maj, min, ino) != 5)
+            continue;
+        if (at >= start && at < end)
+            return 1;
+    }
+    return 0;
+}
 
 /* 1 when the object `handle` is mapped from the file open as `fd`. Asked
  * only when the loader already knew the name: rare, so a plain scan. */
@@ -42,22 +63,14 @@ static int same_file(void *handle, int fd)
     struct stat st;
     if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_ld || fstat(fd, &st) != 0)
         return 0;
-    uintptr_t at = (uintptr_t)lm->l_ld; /* the dynamic section lies in a mapping of the file */
     FILE *maps = fopen("/proc/self/maps", "re");
     if (!maps)
         return 0;
-    char line[512];
-    int same = 0;
-    while (fgets(line, sizeof line, maps)) {
-        unsigned long start, end, ino;
-        unsigned maj, min;
-        if (sscanf(line, "%lx-%lx %*s %*s %x:%x %lu", &start, &end, &maj, &min, &ino) != 5)
-            continue;
-        if (at >= start && at < end) {
-            same = maj == major(st.st_dev) && min == minor(st.st_dev) && ino == (unsigned long)st.st_ino;
-            break;
-        }
-    }
+    unsigned maj, min;
+    unsigned long ino;
+    /* the dynamic section lies in a mapping of the file */
+    int same = ak_maps_find(maps, (uintptr_t)lm->l_ld, &maj, &min, &ino) && maj == major(st.st_dev) &&
+               min == minor(st.st_dev) && ino == (unsigned long)st.st_ino;
     fclose(maps);
     return same;
 }

@@ -5,6 +5,8 @@
 
 #include "internal.h"
 
+#include <stdio.h>
+
 struct ak_registry {
     ak_allocator allocator;
     ak_plugin_info *plugins;
@@ -44,6 +46,9 @@ int ak_registry_load(ak_registry *reg, const char *name, const char *path, int p
  * sure the object is that file (*fd may be moved to another number).
  * `serial` counts the registry's earlier loads. */
 void *ak_load_fd(int *fd, unsigned serial);
+/* loadfd.c: the device and inode of the /proc/self/maps mapping (read
+ * from `maps`) that holds address `at`; 0 when none does. */
+int ak_maps_find(FILE *maps, uintptr_t at, unsigned *maj, unsigned *min, unsigned long *ino);
 
 /* trust.c: opens `path` (a plugin or config; `what` names it in messages)
  * and checks the trust rule on the open file; -1 with `why` when it fails.

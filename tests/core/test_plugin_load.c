@@ -3,6 +3,7 @@
  * the warning for plugins without it, the entry symbol's explanations
  * (hidden, C++-mangled), and the name-collision rule. */
 #include "testutil.h"
+#include "registry.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -303,6 +304,35 @@ static int scan_bytes(const unsigned char *b, size_t n, ak_plugin_note *note)
     return got;
 }
 
+/* /proc/self/maps as the loader check reads it: the mapping that holds
+ * an address, and no line made of the rest of a long path name (here a
+ * path whose tail reads as a mapping of the address, inode 666). */
+START_TEST(maps_lines_and_only_lines)
+{
+    char text[2048];
+    size_t first = (size_t)snprintf(text, sizeof text, "1000-2000 r-xp 00000000 08:01 11 /lib/a.so\n");
+    size_t n = first + (size_t)snprintf(text + first, sizeof text - first, "3000-4000 r--p 00000000 08:01 12 /tmp/");
+    while (n < first + 511) /* the reader's buffer holds 511 characters: the fake starts the rest */
+        text[n++] = 'x';
+    n += (size_t)snprintf(text + n, sizeof text - n, "5000-6000 r-xp 0 09:02 666 fake\n"
+                                                     "5000-6000 r-xp 00000000 08:03 13 /lib/b.so\n");
+    FILE *maps = fmemopen(text, n, "r");
+    ck_assert_ptr_nonnull(maps);
+    unsigned maj = 0, min = 0;
+    unsigned long ino = 0;
+    ck_assert_int_eq(ak_maps_find(maps, 0x5800, &maj, &min, &ino), 1);
+    ck_assert_uint_eq(ino, 13);
+    ck_assert_uint_eq(maj, 8);
+    ck_assert_uint_eq(min, 3);
+    rewind(maps);
+    ck_assert_int_eq(ak_maps_find(maps, 0x1000, &maj, &min, &ino), 1);
+    ck_assert_uint_eq(ino, 11);
+    rewind(maps);
+    ck_assert_int_eq(ak_maps_find(maps, 0x2000, &maj, &min, &ino), 0); /* end is exclusive */
+    fclose(maps);
+}
+END_TEST
+
 START_TEST(elf_scan_survives_damage)
 {
     ak_test_tmpdir("load", dir, sizeof dir);
@@ -346,6 +376,7 @@ int main(void)
     tcase_add_test(tc, config_wins_over_autoload);
     tcase_add_test(tc, own_name_wins_among_autoloaded_and_equals_are_both_named);
     tcase_add_test(tc, elf_scan_survives_damage);
+    tcase_add_test(tc, maps_lines_and_only_lines);
     tcase_add_test(tc, in_tree_plugins_carry_the_note);
     tcase_add_test(tc, registries_side_by_side_get_their_own_plugins);
     suite_add_tcase(s, tc);
