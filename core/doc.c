@@ -804,8 +804,9 @@ static ak_prop *prop_slot(ak_doc *owner, ak_props *props, const char *key)
     return ak_prop_index_added(&pv->heap, &pv->prop_index, props) ? p : NULL;
 }
 
-ak_status ak_prop_set_bytes(ak_doc *owner, ak_props *props, const char *key, const void *data,
-                            size_t size)
+/* Bytes and strings: a NUL-terminated copy either way. */
+static ak_status prop_set_data(ak_doc *owner, ak_props *props, const char *key, const void *data, size_t size,
+                               ak_prop_type type)
 {
     unsigned char *copy = arena_alloc(owner, size + 1);
     if (!copy)
@@ -816,18 +817,21 @@ ak_status ak_prop_set_bytes(ak_doc *owner, ak_props *props, const char *key, con
     ak_prop *p = prop_slot(owner, props, key);
     if (!p)
         return AK_E_NOMEM;
-    p->type = AK_PROP_BYTES;
+    p->type = type;
     p->data = copy;
     p->size = size;
     return AK_OK;
 }
 
+ak_status ak_prop_set_bytes(ak_doc *owner, ak_props *props, const char *key, const void *data,
+                            size_t size)
+{
+    return prop_set_data(owner, props, key, data, size, AK_PROP_BYTES);
+}
+
 ak_status ak_prop_set_string(ak_doc *owner, ak_props *props, const char *key, const char *value)
 {
-    ak_status st = ak_prop_set_bytes(owner, props, key, value, strlen(value));
-    if (st == AK_OK)
-        ((ak_prop *)ak_prop_get(props, key))->type = AK_PROP_STRING;
-    return st;
+    return prop_set_data(owner, props, key, value, strlen(value), AK_PROP_STRING);
 }
 
 ak_status ak_prop_set_int(ak_doc *owner, ak_props *props, const char *key, int64_t value)
