@@ -120,7 +120,6 @@ ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size, const 
     ak_job job;
     max_align_t small_scratch[AK_JOB_STACK_SCRATCH / sizeof(max_align_t)];
     ak_job_init(&job, codec, file, opt_params(options), report);
-    ak_job_use_stack(&job, small_scratch, sizeof small_scratch);
     job.use = AK_PARAM_READ;
     ak_doc *doc = ak_doc_new_with(&reg->allocator, 0);
     if (!doc) {
@@ -131,6 +130,7 @@ ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size, const 
     ak_doc_limit_keys(doc, read_key_limit(options, size));
     ak_doc_expect(doc, size);
     ak_doc_use_pool(doc, reg->pool);
+    ak_job_use_stack(&job, small_scratch, sizeof small_scratch); /* until ak_job_release_scratch */
     ak_status st = codec->read(&job, bytes, size, doc);
     ak_job_release_scratch(&job);
     if (job.failed) /* the first error wins: a cap hit inside a helper, not its fallout */
@@ -315,7 +315,6 @@ ak_status ak_write(const ak_registry *reg, const ak_doc *doc, const ak_options *
     ak_job job;
     max_align_t small_scratch[AK_JOB_STACK_SCRATCH / sizeof(max_align_t)];
     ak_job_init(&job, codec, file, opt_params(options), report);
-    ak_job_use_stack(&job, small_scratch, sizeof small_scratch);
     job.use = AK_PARAM_WRITE;
     /* A writer's scratch is bounded by the document, not by a limit. */
     ak_heap scratch_heap = { reg->allocator, 0, 0, &job, 0, 0, reg->pool };
@@ -323,6 +322,7 @@ ak_status ak_write(const ak_registry *reg, const ak_doc *doc, const ak_options *
     ak_sink sink;
     ak_sink_init(&sink, &reg->allocator);
     sink.pool = reg->pool;
+    ak_job_use_stack(&job, small_scratch, sizeof small_scratch); /* until ak_job_release_scratch */
     ak_status st = codec->write(&job, doc, &sink);
     ak_job_release_scratch(&job);
     if (job.failed)
