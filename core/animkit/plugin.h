@@ -281,8 +281,10 @@ AK_API const char *ak_job_filename(const ak_job *job);
 AK_API int ak_job_failed(const ak_job *job);
 
 /* Scratch memory for the length of one read or write (ABI 1.1): `count`
- * items of `size` bytes, zeroed, from the host's allocator. A read's
- * scratch counts against the same limit as its document. On failure
+ * items of `size` bytes, zeroed, from the host's allocator, or, for the
+ * first few KiB of a job, from a buffer on the core's stack (so never keep
+ * a pointer past the job). A read's heap scratch counts against the same
+ * limit as its document. On failure
  * (including count x size overflowing) the job fails with AK_E_NOMEM or
  * AK_E_LIMIT and NULL is returned; ak_job_realloc() then leaves `ptr` as it
  * was. Growing keeps the contents and zeroes the new part. Blocks not
