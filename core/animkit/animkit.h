@@ -11,6 +11,8 @@
  *  - There is no global mutable state. A registry, once ak_registry_open()
  *    has returned, is read-only and may be shared by any number of threads;
  *    a document may be used by one thread at a time.
+ *  - ak_read() and ak_write() use about 9 KiB of the calling thread's stack
+ *    beyond what the plugin itself uses (small working memory lives there).
  *  - Enums are pinned to 32 bits.
  */
 #ifndef ANIMKIT_H
