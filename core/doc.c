@@ -494,18 +494,10 @@ ak_status ak_track_set_bone(ak_track *track, const char *bone)
     return AK_OK;
 }
 
-ak_status ak_channel_reserve(ak_track *track, ak_channel_kind kind, size_t count)
+/* Room for exactly `need` keys in the channel, its keys kept: readers know
+ * their counts, and exact sizes keep the memory cap meaningful. */
+static inline ak_status reserve_exact(ak_track *track, ak_channel *ch, size_t need)
 {
-    if ((unsigned)kind >= AK_CHANNELS)
-        return AK_E_USAGE;
-    ak_channel *ch = &track->channel[kind];
-    if (count > SIZE_MAX - ch->count)
-        return AK_E_LIMIT;
-    size_t need = ch->count + count;
-    if (need <= ch->capacity_)
-        return AK_OK;
-    /* Reserve exactly: readers know their counts, and exact sizes keep the
-     * memory cap meaningful. */
     if (need > SIZE_MAX / 2 / sizeof(ak_key))
         return AK_E_LIMIT;
     if (!heap_grant_keys(doc_heap(track->clip->doc), need * sizeof(ak_key)))
@@ -518,6 +510,19 @@ ak_status ak_channel_reserve(ak_track *track, ak_channel_kind kind, size_t count
     ch->keys = p;
     ch->capacity_ = need;
     return AK_OK;
+}
+
+ak_status ak_channel_reserve(ak_track *track, ak_channel_kind kind, size_t count)
+{
+    if ((unsigned)kind >= AK_CHANNELS)
+        return AK_E_USAGE;
+    ak_channel *ch = &track->channel[kind];
+    if (count > SIZE_MAX - ch->count)
+        return AK_E_LIMIT;
+    size_t need = ch->count + count;
+    if (need <= ch->capacity_)
+        return AK_OK;
+    return reserve_exact(track, ch, need);
 }
 
 ak_key *ak_key_add(ak_track *track, ak_channel_kind kind)
@@ -536,15 +541,10 @@ static ak_key *keys_grow(ak_track *track, ak_channel_kind kind, size_t count)
     if (!ch->capacity_ && !ch->count && count) {
         /* A fresh channel gets exactly its count: readers append a
          * channel's keys in one call, once per channel of every track. */
-        if (count > SIZE_MAX / 2 / sizeof(ak_key) ||
-            !heap_grant_keys(doc_heap(track->clip->doc), count * sizeof(ak_key)))
+        if (reserve_exact(track, ch, count) != AK_OK)
             return NULL;
-        ak_key *fresh = arena_alloc(track->clip->doc, count * sizeof(ak_key));
-        if (fresh) {
-            ch->keys = fresh;
-            ch->capacity_ = ch->count = count;
-        }
-        return fresh;
+        ch->count = count;
+        return ch->keys;
     }
     if (count > SIZE_MAX - ch->count)
         return NULL;
