@@ -53,8 +53,8 @@ typedef struct wtrack {
     const ak_prop *records_any, *mesh_prop, *mirrored_prop, *name_prop; /* find_track_props */
     wrec *recs;
     size_t nrec;
-    int recs_own;    /* recs was allocated for this track alone (else: a slice of wctx.rec_pool, or NULL) */
-    wrec *rec_slice; /* this track's room in wctx.rec_pool: one record per stored record, zeroed */
+    wrec *rec_slice; /* this track's room in wctx.rec_pool: one record per stored record, zeroed;
+                      * recs is either this, NULL or an allocation of the track's own (drop_records) */
     size_t hint; /* find_rec: where the next record is likely */
     const ak_key *clean_end[AK_CHANNELS]; /* keys before this one are untouched (asked once) */
 } wtrack;
@@ -433,7 +433,6 @@ static ak_status natural_records(wctx *w, wtrack *wt, uint32_t bone)
     wt->recs = ak_job_alloc(w->job, n, sizeof *wt->recs);
     if (!wt->recs)
         return nomem(w);
-    wt->recs_own = 1;
     memset(at, 0, sizeof at);
     ex_at = 0;
     for (uint64_t f; (f = next_frame(wt, at, ex_at)) != UINT64_MAX;) {
@@ -535,13 +534,18 @@ static void enc_channel(wctx *w, const wtrack *wt, int c, const ak_key *k, unsig
 
 /* ---- sparse generation ---- */
 
-static ak_status generate_records(wctx *w, wtrack *wt, uint32_t bone, uint32_t last)
+/* Frees the track's records when they are its own (not its slice of the pool). */
+static void drop_records(wctx *w, wtrack *wt)
 {
-    if (wt->recs_own)
+    if (wt->recs != wt->rec_slice)
         ak_job_free(w->job, wt->recs);
     wt->recs = NULL;
-    wt->recs_own = 0;
     wt->nrec = 0;
+}
+
+static ak_status generate_records(wctx *w, wtrack *wt, uint32_t bone, uint32_t last)
+{
+    drop_records(w, wt);
     size_t n;
     uint32_t *f = track_frames(w, wt, 0, last, &n);
     if (!f)
@@ -552,7 +556,6 @@ static ak_status generate_records(wctx *w, wtrack *wt, uint32_t bone, uint32_t l
         ak_job_free(w->job, f);
         return nomem(w);
     }
-    wt->recs_own = 1;
     unsigned char prev[AK_CHANNELS][12];
     int have_prev[AK_CHANNELS] = { 0 };
     for (size_t i = 0; i < n; i++) {
@@ -1157,8 +1160,7 @@ ak_status anm_write(ak_job *job, const ak_doc *doc, ak_sink *out)
     w.out = out;
     ak_status s = write_clip(&w);
     for (size_t t = 0; w.tr && t < w.ntr; t++)
-        if (w.tr[t].recs_own)
-            ak_job_free(job, w.tr[t].recs);
+        drop_records(&w, &w.tr[t]);
     ak_job_free(job, w.rec_pool);
     ak_job_free(job, w.tr);
     ak_job_free(job, w.pool);
