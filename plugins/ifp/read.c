@@ -51,12 +51,16 @@ static const char *field_text(char *buf, const unsigned char *p, size_t n, int *
     return buf;
 }
 
-static void note_junk(ifp_rd *d, const unsigned char *p, size_t n, int64_t off)
+static void count_junk(ifp_rd *d, int64_t off)
 {
-    if (ifp_field_canonical(p, n))
-        return;
     if (!d->junk_names++)
         d->junk_first = off;
+}
+
+static void note_junk(ifp_rd *d, const unsigned char *p, size_t n, int64_t off)
+{
+    if (!ifp_field_canonical(p, n))
+        count_junk(d, off);
 }
 
 /* Stores the raw field when it is not "text + zeros". */
@@ -65,7 +69,7 @@ static ak_status keep_field(ifp_rd *d, ak_props *props, const char *key, const u
 {
     if (canonical)
         return AK_OK;
-    note_junk(d, p, n, off);
+    count_junk(d, off);
     return ak_prop_set_bytes(d->doc, props, key, p, n);
 }
 
