@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench-check.sh - the benchmark runs and its figures are real: every file
-# it is given gets a line, each decoded to keys, each same-format write and
-# each way back from .glb byte-identical to the file, and the document
+# it is given gets a line, each decoded to keys, each same-format write,
+# each rebuilt copy (the build-alone figure) and each way back from .glb
+# byte-identical to the file, and the document
 # memory it reports no less than the key structs alone. One quick round
 # each (the figures themselves are not judged here; see README,
 # "Performance").
@@ -46,6 +47,10 @@ for run, start in enumerate(runs):
             bad.append("%s: keys %s, read %s MB/s, json %s bytes" % (name, r["keys"], r["read_mb_s"], r["json_bytes"]))
         if r["identical"] is False or (r["write_mb_s"] is not None and r["identical"] is not True):
             bad.append("%s: the same-format write is not byte-identical" % name)
+        # The build-alone figure is of the same document: its copy writes the file.
+        if not r["build_mb_s"] > 0 or r["build_identical"] is not (None if r["write_mb_s"] is None else True):
+            bad.append("%s: build alone %s MB/s, its copy written back identical: %s"
+                       % (name, r["build_mb_s"], r["build_identical"]))
         if r.get("glb_back_identical") is False:
             bad.append("%s: file -> .glb -> file is not byte-identical" % name)
     mem = [l for l in lines[start + 1:] if "memory_file" in l][:1]

@@ -1,7 +1,9 @@
 /*
  * bench.c - how fast animkit reads and writes real files. Prints, per
  * file: size, keys, read and same-format write throughput (best of N
- * rounds), whether the write is byte-identical, how fast the document
+ * rounds), how fast the same document is built through the plugin API
+ * alone (rebuild.c: the floor under the read) and whether that copy writes
+ * the file again, whether the write is byte-identical, how fast the document
  * dumps as JSON and how fast that JSON reads back (the json plugin), how
  * fast it writes and reads back as .glb (the gltf plugin; MB/s of the
  * .glb) and whether that way back writes the original bytes again, and
@@ -22,6 +24,8 @@
  * --no-pool (AK_REG_NO_POOL) makes every read take fresh memory from the
  * kernel, as the one read of a short-lived process does.
  */
+#include "rebuild.h"
+
 #include <animkit/plugin.h>
 
 #include <stdio.h>
@@ -150,6 +154,8 @@ typedef struct result {
     size_t glb_bytes;               /* 0 = no glTF figures */
     double glb_write_s, glb_read_s; /* best times */
     int glb_identical;              /* the way back: -1 = not written */
+    double build_s;                 /* best rebuild through the plugin API (rebuild.c) */
+    int build_identical;            /* the rebuilt document writes the file: -1 = not written */
 } result;
 
 static size_t doc_keys(const ak_doc *doc)
@@ -293,6 +299,46 @@ static int write_round(const ak_registry *reg, const ak_doc *doc, const ak_mappe
     return 1;
 }
 
+/* One round of reads through the "rebuild" codec (rebuild.c), which
+ * builds a copy of `doc` through the plugin API, parsing nothing: the
+ * fastest build, freeing not counted. The first round writes one copy
+ * back to check that it is the same document (`*identical`). Returns 0
+ * when a build fails. */
+static int build_round(const ak_registry *reg, const ak_doc *doc, const ak_mapped_file *f, const char *path,
+                       double *best, int *identical)
+{
+    ak_options o = { sizeof o, "rebuild", path, NULL, 0, 0 };
+    bench_rebuild_source(doc);
+    double start = now();
+    *best = 1e30;
+    do {
+        ak_doc *copy;
+        ak_report rr = { 0 };
+        double t0 = now();
+        if (ak_read(reg, f->data, f->size, &o, &copy, &rr) != AK_OK) {
+            fprintf(stderr, "%s\n", rr.message);
+            return 0;
+        }
+        double t = now() - t0;
+        if (t < *best)
+            *best = t;
+        if (*identical == -2) {
+            ak_options w = { sizeof w, doc->format, NULL, NULL, 0, 0 };
+            unsigned char *out;
+            size_t out_size;
+            ak_report wr = { 0 };
+            *identical = -1;
+            if (ak_write(reg, copy, &w, &out, &out_size, &wr) == AK_OK) {
+                *identical = out_size == f->size && memcmp(out, f->data, f->size) == 0;
+                ak_buffer_free(reg, out);
+            }
+        }
+        ak_doc_free(copy);
+    } while (now() - start < round_s);
+    bench_rebuild_source(NULL);
+    return 1;
+}
+
 static int bench_file(const ak_registry *reg, const char *path, int rounds, result *res)
 {
     ak_mapped_file f;
@@ -301,6 +347,7 @@ static int bench_file(const ak_registry *reg, const char *path, int rounds, resu
     res->path = path;
     res->identical = -1;
     res->glb_identical = -1;
+    res->build_identical = -1;
     if (ak_file_map(path, &f, &rep) != AK_OK) {
         fprintf(stderr, "%s\n", rep.message);
         return 0;
@@ -320,6 +367,12 @@ static int bench_file(const ak_registry *reg, const char *path, int rounds, resu
         res->keys = doc_keys(doc);
         const ak_codec *codec = ak_registry_find(reg, doc->format)->codec;
         res->format = codec->name;
+        int built = r == 0 && codec->write ? -2 : res->build_identical;
+        if (build_round(reg, doc, &f, path, &t, &built)) {
+            if (!res->build_s || t < res->build_s)
+                res->build_s = t;
+            res->build_identical = built;
+        }
         int identical;
         if (codec->write && write_round(reg, doc, &f, &t, &identical)) {
             if (res->identical < 0 || t < res->write_s)
@@ -358,6 +411,8 @@ static void print_json(const result *r, double mcpy)
         printf("\"write_mb_s\":null,");
     printf("\"read_mkeys_s\":%.2f,\"identical\":%s", r->read_s > 0 ? r->keys / r->read_s / 1e6 : 0,
            r->identical < 0 ? "null" : r->identical ? "true" : "false");
+    printf(",\"build_mb_s\":%.1f,\"build_identical\":%s", rate(r->bytes, r->build_s),
+           r->build_identical < 0 ? "null" : r->build_identical ? "true" : "false");
     printf(",\"read_goal_mb_s\":%.0f,\"write_goal_mb_s\":%.0f", g ? g->read : 0, g ? g->write : 0);
     printf(",\"read_of_memcpy\":%.4f,\"write_of_memcpy\":%.4f", rd / (mcpy * 1e3),
            r->identical >= 0 ? wr / (mcpy * 1e3) : 0.0);
@@ -386,6 +441,7 @@ static void print_row(const result *r, double mcpy)
     printf("%-40.40s %-4s %8zu B %7zu k | read %7.1f MB/s (goal %4.0f %s %5.3f of memcpy) %5.2f Mk/s", base,
            r->format, r->bytes, r->keys, rd, g ? g->read : 0, verdict(rd, g ? g->read : 0), rd / (mcpy * 1e3),
            r->read_s > 0 ? r->keys / r->read_s / 1e6 : 0);
+    printf(" | build alone %7.1f MB/s%s", rate(r->bytes, r->build_s), r->build_identical == 0 ? " DIFFERS" : "");
     if (r->identical >= 0)
         printf(" | write %7.1f MB/s (goal %4.0f %s %5.3f) %s", wr, g ? g->write : 0,
                verdict(wr, g ? g->write : 0), wr / (mcpy * 1e3), r->identical ? "identical" : "DIFFERS");
@@ -403,7 +459,8 @@ static void print_row(const result *r, double mcpy)
 
 static void add_codecs(ak_registry *reg, ak_report *rep)
 {
-    const ak_codec *codecs[] = { ifp_codec(), ani_codec(), anm_codec(), mab_codec(), json_codec(), gltf_codec() };
+    const ak_codec *codecs[] = { ifp_codec(),  ani_codec(),  anm_codec(),          mab_codec(),
+                                 json_codec(), gltf_codec(), bench_rebuild_codec() };
     for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
         ak_registry_add_codec(reg, codecs[i], 0, rep);
 }

@@ -1,0 +1,166 @@
+/*
+ * rebuild.c - a reader that parses nothing: the "rebuild" codec builds,
+ * into the document ak_read() gives it, a copy of a document decoded
+ * before (the same clips, tracks, keys, stored bytes, events, bones and
+ * properties), through the calls a reader makes (ak_track_add,
+ * ak_keys_append_uninit, one ak_doc_store per track, ak_keys_set_raw per
+ * run of keys whose stored bytes have one size, ak_prop_set_*). Run
+ * through ak_read() like any codec, it gets the same job, memory pool and
+ * first arena block as a real read, minus the probe. Timed, it is the
+ * floor under a read of that document while the core's constructors cost
+ * what they cost: the rest of a read's time is probing and the reader's
+ * own work.
+ */
+#include "rebuild.h"
+
+#include <string.h>
+
+static int copy_props(ak_doc *doc, ak_props *to, const ak_props *from)
+{
+    for (size_t i = 0; i < from->count; i++) {
+        const ak_prop *p = &from->items[i];
+        ak_status s;
+        switch (p->type) {
+        case AK_PROP_INT: s = ak_prop_set_int(doc, to, p->key, p->i); break;
+        case AK_PROP_FLOAT: s = ak_prop_set_float(doc, to, p->key, p->f); break;
+        case AK_PROP_STRING: s = ak_prop_set_string(doc, to, p->key, (const char *)p->data); break;
+        default: s = ak_prop_set_bytes(doc, to, p->key, p->data, p->size); break;
+        }
+        if (s != AK_OK)
+            return 0;
+    }
+    return 1;
+}
+
+/* The channel's keys, their stored bytes copied to `*raw` (which
+ * advances) and attached one run of equal sizes at a time. */
+static int copy_channel(ak_track *track, ak_channel_kind kind, const ak_channel *from, unsigned char **raw)
+{
+    ak_key *keys = ak_keys_append_uninit(track, kind, from->count);
+    if (!keys)
+        return 0;
+    size_t run = 0;
+    for (size_t i = 0; i < from->count; i++) {
+        const ak_key *k = &from->keys[i];
+        keys[i].time = k->time;
+        keys[i].tick = k->tick;
+        memcpy(keys[i].v, k->v, sizeof k->v);
+        if (i + 1 < from->count && from->keys[i + 1].raw_size == k->raw_size)
+            continue;
+        unsigned char *at = *raw;
+        for (size_t j = run; j <= i; j++, *raw += k->raw_size)
+            if (k->raw_size)
+                memcpy(*raw, from->keys[j].raw, k->raw_size);
+        if (ak_keys_set_raw(&keys[run], i + 1 - run, at, k->raw_size, k->raw_size) != AK_OK)
+            return 0;
+        run = i + 1;
+    }
+    return 1;
+}
+
+static int copy_track(ak_doc *doc, ak_clip *clip, const ak_track *from)
+{
+    ak_track *t = ak_track_add(clip, from->bone);
+    if (!t || !copy_props(doc, &t->props, &from->props))
+        return 0;
+    t->bone_id = from->bone_id;
+    t->has_bone_id = from->has_bone_id;
+    t->bone_hash = from->bone_hash;
+    t->has_bone_hash = from->has_bone_hash;
+    t->weight = from->weight;
+    t->skeleton_bone = from->skeleton_bone;
+    size_t raw_bytes = 0;
+    for (int c = 0; c < AK_CHANNELS; c++)
+        for (size_t i = 0; i < from->channel[c].count; i++)
+            raw_bytes += from->channel[c].keys[i].raw_size;
+    unsigned char *raw = raw_bytes ? ak_doc_store(doc, NULL, raw_bytes) : NULL;
+    if (raw_bytes && !raw)
+        return 0;
+    for (int c = 0; c < AK_CHANNELS; c++)
+        if (from->channel[c].count && !copy_channel(t, (ak_channel_kind)c, &from->channel[c], &raw))
+            return 0;
+    return 1;
+}
+
+static int copy_clip(ak_doc *doc, const ak_clip *from)
+{
+    ak_clip *clip = ak_clip_add(doc, from->name);
+    if (!clip || !copy_props(doc, &clip->props, &from->props))
+        return 0;
+    clip->duration = from->duration;
+    clip->frame_rate = from->frame_rate;
+    clip->tick_rate = from->tick_rate;
+    for (size_t t = 0; t < from->track_count; t++)
+        if (!copy_track(doc, clip, from->tracks[t]))
+            return 0;
+    for (size_t e = 0; e < from->event_count; e++) {
+        const ak_event *fe = &from->events[e];
+        ak_event *ev = ak_event_add(clip, fe->time, fe->type, fe->info);
+        if (!ev || !copy_props(doc, &ev->props, &fe->props))
+            return 0;
+    }
+    return 1;
+}
+
+static int copy_bone(ak_doc *doc, const ak_bone *from)
+{
+    ak_bone *b = ak_bone_add(doc, from->name);
+    if (!b)
+        return 0;
+    b->id = from->id;
+    b->has_id = from->has_id;
+    b->hash = from->hash;
+    b->has_hash = from->has_hash;
+    b->parent = from->parent;
+    memcpy(b->translation, from->translation, sizeof b->translation);
+    memcpy(b->rotation, from->rotation, sizeof b->rotation);
+    memcpy(b->scale, from->scale, sizeof b->scale);
+    return copy_props(doc, &b->props, &from->props);
+}
+
+/* The document the next read copies: the benchmark runs one file at a
+ * time, on one thread. */
+static const ak_doc *source;
+
+void bench_rebuild_source(const ak_doc *from) { source = from; }
+
+static ak_status rebuild_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc)
+{
+    (void)bytes;
+    (void)size;
+    if (!source)
+        return ak_fail(job, AK_E_USAGE, -1, "no document to rebuild (bench_rebuild_source)");
+    int ok = ak_doc_set_format(doc, source->format, source->variant) == AK_OK &&
+             copy_props(doc, &doc->props, &source->props);
+    for (size_t b = 0; ok && b < source->skeleton.bone_count; b++)
+        ok = copy_bone(doc, &source->skeleton.bones[b]);
+    for (size_t c = 0; ok && c < source->clip_count; c++)
+        ok = copy_clip(doc, source->clips[c]);
+    return ok ? AK_OK : AK_E_NOMEM;
+}
+
+static int never(const unsigned char *bytes, size_t size, const char *filename)
+{
+    (void)bytes;
+    (void)size;
+    (void)filename;
+    return 0;
+}
+
+static const ak_param no_params[] = { { NULL } };
+
+static const ak_codec rebuild_codec = {
+    .abi_major = AK_ABI_MAJOR,
+    .abi_minor = AK_ABI_MINOR,
+    .struct_size = sizeof(ak_codec),
+    .name = "rebuild",
+    .version = "1.0.0",
+    .description = "animkit-bench: the document read last, built again without parsing",
+    .license = "MIT",
+    .extensions = "",
+    .probe = never,
+    .read = rebuild_read,
+    .params = no_params,
+};
+
+const ak_codec *bench_rebuild_codec(void) { return &rebuild_codec; }
