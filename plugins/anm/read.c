@@ -642,6 +642,8 @@ static ak_status fill_frm2(reader_state *st, chan_fill *cf, const rec *x, const 
 static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *sorted, size_t n, double fps,
                              unsigned char *table, unsigned char **mesh, size_t *mesh_total, unsigned *bad_mats)
 {
+    if (!n) /* a bone the file never keys (most of a FRMN file's): nothing to build */
+        return AK_OK;
     /* Cleared element by element: as `= { 0 }` the compiler cleared each with
      * `rep stos`, whose start-up cost is paid per track. */
     size_t counts[AK_CHANNELS], raw[AK_CHANNELS];
