@@ -155,16 +155,21 @@ static inline payload payload_of(const rec *x)
     return p;
 }
 
-static chunk *new_chunk(reader_state *st, uint8_t kind, uint32_t frame)
+static int grow_chunks(reader_state *st)
 {
-    if (st->nchunk == st->capchunk) {
-        size_t cap = st->capchunk ? st->capchunk * 2 : 32;
-        chunk *p = ak_job_realloc(st->job, st->chunks, cap, sizeof *p);
-        if (!p)
-            return NULL;
-        st->chunks = p;
-        st->capchunk = cap;
-    }
+    size_t cap = st->capchunk ? st->capchunk * 2 : 32;
+    chunk *p = ak_job_realloc(st->job, st->chunks, cap, sizeof *p);
+    if (!p)
+        return 0;
+    st->chunks = p;
+    st->capchunk = cap;
+    return 1;
+}
+
+static inline chunk *new_chunk(reader_state *st, uint8_t kind, uint32_t frame)
+{
+    if (st->nchunk == st->capchunk && !grow_chunks(st))
+        return NULL;
     chunk *c = &st->chunks[st->nchunk++];
     c->kind = kind;
     c->frame = frame;
@@ -277,7 +282,11 @@ static int read_keys(reader_state *st, chunk *c)
 {
     ak_reader *r = &st->r;
     uint8_t count = ak_take_u8(r, "byte");
-    if (!ak_need_array(r, count, 3, "FRM2/FRM3 keys"))
+    /* The library call only to report: a chunk's worth of calls was a
+     * tenth of reading a file of many small chunks. */
+    if ((size_t)count * 3 > ak_left(r) && !ak_need_array(r, count, 3, "FRM2/FRM3 keys"))
+        return 0;
+    if (r->failed)
         return 0;
     for (size_t k = 0; k < count; k++) {
         if (ak_left(r) / ANM_KEY_MAX >= count - k) {
