@@ -384,6 +384,14 @@ static int read_frames(reader_state *st)
         if (st->nchunk == 1 && !presize_recs(st, start))
             return 0;
         size_t off = r->pos;
+        if (ak_left(r) >= 6 && memcmp(r->data + off, "FRM2", 4) == 0) {
+            /* The common chunk first, its tag and frame taken at once. */
+            r->pos += 6;
+            chunk *c = new_chunk(st, ANM_TAG_FRM2, ak_peek_u16(r->data + off + 4));
+            if (!c || !read_keys(st, c))
+                return 0;
+            continue;
+        }
         if (ak_left(r) < 4 && !ak_need(r, 4, "chunk tag"))
             return 0;
         if (is_tag(r, "FRMN")) {
