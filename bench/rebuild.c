@@ -147,7 +147,7 @@ static int never(const unsigned char *bytes, size_t size, const char *filename)
     return 0;
 }
 
-static const ak_param no_params[] = { { NULL } };
+static const ak_param no_params[] = { { NULL, 0, 0, NULL, NULL, NULL } };
 
 static const ak_codec rebuild_codec = {
     .abi_major = AK_ABI_MAJOR,
