@@ -293,20 +293,23 @@ static int grow_array(ak_heap *heap, void **items, size_t *capacity, size_t need
 
 static ak_heap *doc_heap(ak_doc *doc) { return &doc->private_->heap; }
 
+/* A document and its private part are one allocation: a read of a small
+ * file is mostly such fixed costs. */
+typedef struct doc_block {
+    ak_doc doc;
+    struct ak_doc_private pv;
+} doc_block;
+
 ak_doc *ak_doc_new_with(const ak_allocator *allocator, size_t limit)
 {
     if (!allocator)
         allocator = &ak_default_allocator;
-    ak_doc *doc = allocator->alloc(allocator->user, sizeof *doc);
-    if (!doc)
+    doc_block *block = allocator->alloc(allocator->user, sizeof *block);
+    if (!block)
         return NULL;
-    struct ak_doc_private *pv = allocator->alloc(allocator->user, sizeof *pv);
-    if (!pv) {
-        allocator->free(allocator->user, doc);
-        return NULL;
-    }
-    memset(doc, 0, sizeof *doc);
-    memset(pv, 0, sizeof *pv);
+    memset(block, 0, sizeof *block);
+    ak_doc *doc = &block->doc;
+    struct ak_doc_private *pv = &block->pv;
     pv->heap.allocator = *allocator;
     pv->heap.limit = limit;
     doc->private_ = pv;
@@ -350,9 +353,11 @@ void ak_doc_limit_keys(ak_doc *doc, size_t key_limit)
 ak_doc *ak_doc_new(void) { return ak_doc_new_with(NULL, 0); }
 
 
+/* The room the clip pointer array is known to have: it grows by powers of
+ * two from 4, in the arena (so a read makes no allocation of its own for
+ * it), and removing clips leaves it as large as it was. */
 static size_t clip_capacity(const ak_doc *doc)
 {
-    /* Clip pointer arrays grow by powers of two from 4, like grow_array. */
     size_t cap = 0;
     if (doc->clip_count) {
         cap = 4;
@@ -377,7 +382,6 @@ void ak_doc_free(ak_doc *doc)
     struct ak_doc_private *pv = doc->private_;
     ak_heap *heap = &pv->heap;
     ak_doc_clear_skeleton(doc);
-    ak_heap_free(heap, doc->clips, clip_capacity(doc) * sizeof(ak_clip *));
     ak_prop_index_free(heap, pv->prop_index);
     for (ak_arena_block *b = pv->arena, *next; b; b = next) {
         next = b->next;
@@ -385,8 +389,7 @@ void ak_doc_free(ak_doc *doc)
     }
     ak_pool_release(heap->pool);
     ak_allocator a = heap->allocator;
-    a.free(a.user, pv);
-    a.free(a.user, doc);
+    a.free(a.user, doc); /* and pv: one doc_block */
 }
 
 ak_status ak_doc_set_format(ak_doc *doc, const char *format, const char *variant)
@@ -402,12 +405,18 @@ ak_status ak_doc_set_format(ak_doc *doc, const char *format, const char *variant
 
 ak_clip *ak_clip_add(ak_doc *doc, const char *name)
 {
-    ak_heap *heap = doc_heap(doc);
     size_t cap = clip_capacity(doc);
-    void *items = doc->clips;
-    if (!grow_array(heap, &items, &cap, doc->clip_count + 1, sizeof(ak_clip *)))
-        return NULL;
-    doc->clips = items;
+    if (doc->clip_count == cap) {
+        if (cap > SIZE_MAX / 2 / sizeof(ak_clip *))
+            return NULL;
+        cap = cap ? cap * 2 : 4;
+        ak_clip **grown = arena_alloc(doc, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        if (doc->clip_count)
+            memcpy(grown, doc->clips, doc->clip_count * sizeof *grown);
+        doc->clips = grown;
+    }
     ak_clip *clip = arena_alloc(doc, sizeof *clip);
     if (!clip)
         return NULL;
@@ -426,23 +435,7 @@ void ak_clip_remove(ak_doc *doc, size_t index)
         return; /* the clip's memory stays in the arena until ak_doc_free */
     memmove(doc->clips + index, doc->clips + index + 1,
             (doc->clip_count - index - 1) * sizeof(ak_clip *));
-    /* Keep the array's capacity consistent with clip_capacity(). */
-    size_t old_cap = clip_capacity(doc);
     doc->clip_count--;
-    size_t new_cap = clip_capacity(doc);
-    if (new_cap != old_cap) {
-        if (new_cap == 0) {
-            ak_heap_free(doc_heap(doc), doc->clips, old_cap * sizeof(ak_clip *));
-            doc->clips = NULL;
-        } else {
-            void *p = ak_heap_realloc(doc_heap(doc), doc->clips, old_cap * sizeof(ak_clip *),
-                                      new_cap * sizeof(ak_clip *));
-            if (p)
-                doc->clips = p;
-            else /* shrinking failed: account the block as still large */
-                doc_heap(doc)->used += (old_cap - new_cap) * sizeof(ak_clip *);
-        }
-    }
 }
 
 ak_status ak_clip_set_name(ak_clip *clip, const char *name)

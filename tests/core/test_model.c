@@ -56,6 +56,21 @@ START_TEST(many_clips_grow_and_shrink)
     ck_assert_uint_eq(doc->clip_count, 150);
     ck_assert_str_eq(doc->clips[0]->name, "c0");
     ck_assert_str_eq(doc->clips[149]->name, "c298");
+    /* Growing again after removals: the list keeps its order and every
+     * slot (an array too small for the count would show under ASan). */
+    for (int i = 0; i < 200; i++) {
+        snprintf(name, sizeof name, "d%d", i);
+        ck_assert_ptr_nonnull(ak_clip_add(doc, name));
+    }
+    ck_assert_uint_eq(doc->clip_count, 350);
+    for (int i = 0; i < 150; i++) {
+        snprintf(name, sizeof name, "c%d", 2 * i);
+        ck_assert_str_eq(doc->clips[i]->name, name);
+    }
+    for (int i = 0; i < 200; i++) {
+        snprintf(name, sizeof name, "d%d", i);
+        ck_assert_str_eq(doc->clips[150 + i]->name, name);
+    }
     while (doc->clip_count)
         ak_clip_remove(doc, 0);
     ck_assert_ptr_nonnull(ak_clip_add(doc, "again"));
