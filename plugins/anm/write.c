@@ -430,6 +430,11 @@ static ak_status natural_records(wctx *w, wtrack *wt, uint32_t bone)
         if (ex_at < wt->nex && wt->ex[ex_at].frame == f)
             ex_at++;
     }
+    if (!n) { /* a bone never keyed (most of a FRMN file's): no records */
+        wt->recs = NULL;
+        wt->nrec = 0;
+        return AK_OK;
+    }
     wt->recs = ak_job_alloc(w->job, n, sizeof *wt->recs);
     if (!wt->recs)
         return nomem(w);
