@@ -274,22 +274,13 @@ static size_t read_plain_keys(reader_state *st, chunk *c, size_t count)
     return k;
 }
 
-/* FRM2 / FRM3 keys (§7, §8): the bounds are checked once for the chunk
- * when every record would fit at its largest; otherwise (the end of a
- * short or damaged file, or after a record with a mesh) record by
- * record. */
-static int read_keys(reader_state *st, chunk *c)
+/* Records k.. of a chunk of `count` (§7, §8): runs of plain records read
+ * while every remaining record would fit at its largest, the rest record
+ * by record (the end of a short or damaged file, or a record with a mesh). */
+static int keys_from(reader_state *st, chunk *c, size_t k, size_t count)
 {
-    ak_reader *r = &st->r;
-    uint8_t count = ak_take_u8(r, "byte");
-    /* The library call only to report: a chunk's worth of calls was a
-     * tenth of reading a file of many small chunks. */
-    if ((size_t)count * 3 > ak_left(r) && !ak_need_array(r, count, 3, "FRM2/FRM3 keys"))
-        return 0;
-    if (r->failed)
-        return 0;
-    for (size_t k = 0; k < count; k++) {
-        if (ak_left(r) / ANM_KEY_MAX >= count - k) {
+    for (; k < count; k++) {
+        if (ak_left(&st->r) / ANM_KEY_MAX >= count - k) {
             size_t n = read_plain_keys(st, c, count - k);
             if (n == SIZE_MAX)
                 return 0;
@@ -300,6 +291,20 @@ static int read_keys(reader_state *st, chunk *c)
             return 0;
     }
     return 1;
+}
+
+/* FRM2 / FRM3 keys after the frame number: the count, then the records. */
+static int read_keys(reader_state *st, chunk *c)
+{
+    ak_reader *r = &st->r;
+    uint8_t count = ak_take_u8(r, "byte");
+    /* The library call only to report: a chunk's worth of calls was a
+     * tenth of reading a file of many small chunks. */
+    if ((size_t)count * 3 > ak_left(r) && !ak_need_array(r, count, 3, "FRM2/FRM3 keys"))
+        return 0;
+    if (r->failed)
+        return 0;
+    return keys_from(st, c, 0, count);
 }
 
 /* FRMN BONE blocks (§6). */
@@ -384,11 +389,15 @@ static int read_frames(reader_state *st)
         if (st->nchunk == 1 && !presize_recs(st, start))
             return 0;
         size_t off = r->pos;
-        if (ak_left(r) >= 6 && memcmp(r->data + off, "FRM2", 4) == 0) {
-            /* The common chunk first, its tag and frame taken at once. */
-            r->pos += 6;
+        if (ak_left(r) >= 7 && memcmp(r->data + off, "FRM2", 4) == 0 &&
+            (size_t)r->data[off + 6] * ANM_KEY_MAX <= ak_left(r) - 7) {
+            /* The common chunk first: tag, frame and count taken at once,
+             * every record known to fit at its largest. */
+            size_t count = r->data[off + 6];
+            r->pos += 7;
             chunk *c = new_chunk(st, ANM_TAG_FRM2, ak_peek_u16(r->data + off + 4));
-            if (!c || !read_keys(st, c))
+            size_t n = c ? read_plain_keys(st, c, count) : SIZE_MAX;
+            if (n == SIZE_MAX || (n < count && !keys_from(st, c, n, count)))
                 return 0;
             continue;
         }
