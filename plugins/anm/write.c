@@ -1040,7 +1040,9 @@ static ak_status write_clip(wctx *w)
     size_t ex_slots = (nstored * sizeof(anm_extra) + sizeof(wch) - 1) / sizeof(wch);
     if (keys > SIZE_MAX - ex_slots)
         return ak_fail(w->job, AK_E_LIMIT, -1, "too many keys");
-    w->pool = ak_job_alloc(w->job, keys + ex_slots, sizeof *w->pool);
+    /* Not cleared: every entry is written before it is read
+     * (prepare_channel, prepare_extras). */
+    w->pool = ak_job_alloc_uninit(w->job, keys + ex_slots, sizeof *w->pool);
     /* One zeroed block for the records of every track instead of one
      * allocation per track (a many-bone file spent a tenth of its write
      * in malloc and free). */
