@@ -37,7 +37,7 @@ assert len(runs) == 2, "two runs, each opening with its memcpy line: %r" % runs
 bad = []
 for run, start in enumerate(runs):
     head = lines[start]
-    assert head["memcpy_gb_s"] > 0 and head["rounds"] == (1, 2)[run], head
+    assert head["memcpy_gb_s"] > 0 and head["clock_ns"] >= 0 and head["rounds"] == (1, 2)[run], head
     rows = [l for l in lines[start + 1:] if "file" in l][:len(files)]
     if [r["file"] for r in rows] != files:
         bad.append("run %d: rows for %r, expected %r" % (run, [r["file"] for r in rows], files))
