@@ -126,6 +126,21 @@ static int block_size(ak_job *job, size_t count, size_t size, size_t *total)
     return 1;
 }
 
+/* A new block of `total` bytes: from the stack buffer while it has room,
+ * else from the heap (linked, so that the job frees it). */
+static ak_scratch *new_block(ak_job *job, size_t total)
+{
+    ak_scratch *b = stack_block(job, total);
+    if (b)
+        return b;
+    b = ak_heap_alloc_pooled(job->heap, total);
+    if (!b)
+        return NULL;
+    b->h.from = FROM_HEAP;
+    link_block(job, b, total);
+    return b;
+}
+
 void *ak_job_alloc_uninit(ak_job *job, size_t count, size_t size)
 {
     size_t total;
@@ -135,15 +150,8 @@ void *ak_job_alloc_uninit(ak_job *job, size_t count, size_t size)
     }
     if (!block_size(job, count, size, &total))
         return NULL;
-    ak_scratch *b = stack_block(job, total);
-    if (b)
-        return b + 1;
-    b = ak_heap_alloc_pooled(job->heap, total);
-    if (!b)
-        return NULL;
-    b->h.from = FROM_HEAP;
-    link_block(job, b, total);
-    return b + 1;
+    ak_scratch *b = new_block(job, total);
+    return b ? b + 1 : NULL;
 }
 
 void *ak_job_alloc(ak_job *job, size_t count, size_t size)
@@ -171,14 +179,9 @@ static void *stack_realloc(ak_job *job, ak_scratch *old, size_t total)
             return old + 1;
         }
     }
-    ak_scratch *b = stack_block(job, total);
-    if (!b) {
-        b = ak_heap_alloc_pooled(job->heap, total);
-        if (!b)
-            return NULL;
-        b->h.from = FROM_HEAP;
-        link_block(job, b, total);
-    }
+    ak_scratch *b = new_block(job, total);
+    if (!b)
+        return NULL;
     size_t keep = old_total < total ? old_total : total;
     memcpy(b + 1, old + 1, keep - sizeof *old);
     if (total > keep)
