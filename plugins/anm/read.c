@@ -64,9 +64,16 @@ static void tag_text(const unsigned char *p, size_t n, char out[20])
     out[o] = '\0';
 }
 
+/* Scratch lists grow here. Every slot is written before it is read, so the
+ * first block is not cleared (growing clears only the new part). */
+static void *grow_list(ak_job *job, void *list, size_t cap, size_t size)
+{
+    return list ? ak_job_realloc(job, list, cap, size) : ak_job_alloc_uninit(job, cap, size);
+}
+
 static int reserve_recs(reader_state *st, size_t cap)
 {
-    rec *p = ak_job_realloc(st->job, st->recs, cap, sizeof *p);
+    rec *p = grow_list(st->job, st->recs, cap, sizeof *p);
     if (!p)
         return 0;
     st->recs = p;
@@ -158,7 +165,7 @@ static inline payload payload_of(const rec *x)
 static int grow_chunks(reader_state *st)
 {
     size_t cap = st->capchunk ? st->capchunk * 2 : 32;
-    chunk *p = ak_job_realloc(st->job, st->chunks, cap, sizeof *p);
+    chunk *p = grow_list(st->job, st->chunks, cap, sizeof *p);
     if (!p)
         return 0;
     st->chunks = p;
@@ -227,50 +234,74 @@ static int read_key(reader_state *st, chunk *c)
  * three float[3] payloads. */
 #define ANM_KEY_MAX 39
 
+/* Where a run of records read without the reader stands: its callers
+ * keep it in a local, so that the position, the records list and its
+ * count stay in registers instead of each record waiting for the last
+ * one's position to be stored to the state and loaded again. */
+typedef struct plain_run {
+    size_t pos, nrec, cap;
+    rec *recs;
+    uint16_t last_flags;
+    size_t last_size;
+} plain_run;
+
+static inline plain_run plain_run_start(const reader_state *st)
+{
+    plain_run run = { st->r.pos, st->nrec, st->caprec, st->recs, 0, key_size[0] };
+    return run;
+}
+
+static inline void plain_run_end(reader_state *st, const plain_run *run)
+{
+    st->r.pos = run->pos;
+    st->nrec = run->nrec;
+}
+
 /* Records of a chunk known to lie within the input (the caller checked
- * that `count` records of ANM_KEY_MAX bytes fit), read with the position,
- * the records list and the count in locals: through the reader and the
- * state, every record waited for the last one's position to be stored
- * and loaded again. Stops at the first record with a mesh, a bad bone or
- * unknown flags, which read_key reports or reads. Returns how many it
- * read, or SIZE_MAX when the records list could not grow. */
-static size_t read_plain_keys(reader_state *st, chunk *c, size_t count)
+ * that `count` records of ANM_KEY_MAX bytes fit). Stops at the first
+ * record with a mesh, a bad bone or unknown flags, which read_key reports
+ * or reads. Returns how many it read, or SIZE_MAX when the records list
+ * could not grow. */
+static inline size_t plain_records(reader_state *st, plain_run *run, uint32_t frame, uint8_t kind, size_t count)
 {
     const unsigned char *d = st->r.data;
-    size_t pos = st->r.pos, nrec = st->nrec, cap = st->caprec, k = 0;
-    rec *recs = st->recs;
-    const uint32_t bones = st->bones, frame = c->frame;
-    const uint8_t kind = c->kind;
+    const uint32_t bones = st->bones;
     size_t *per_bone = st->bone_end + 1;
-    uint16_t last_flags = 0;
-    size_t last_size = key_size[0];
+    size_t k = 0;
     for (; k < count; k++) {
-        const unsigned char *p = d + pos;
+        const unsigned char *p = d + run->pos;
         uint32_t bone = p[0];
         uint16_t flags = (uint16_t)(p[1] | p[2] << 8); /* LE, as ak_load_u16 */
         if (bone >= bones || (flags & (uint16_t)~ANM_F_KNOWN) || (flags & ANM_F_MESH))
             break;
-        if (nrec == cap) {
-            st->nrec = nrec;
-            if (!reserve_recs(st, cap ? cap * 2 : 64))
+        if (run->nrec == run->cap) {
+            st->nrec = run->nrec;
+            if (!reserve_recs(st, run->cap ? run->cap * 2 : 64))
                 return SIZE_MAX;
-            recs = st->recs;
-            cap = st->caprec;
+            run->recs = st->recs;
+            run->cap = st->caprec;
         }
         per_bone[bone]++;
-        set_rec(&recs[nrec++], pos, frame, bone, kind, flags);
+        set_rec(&run->recs[run->nrec++], run->pos, frame, bone, kind, flags);
         /* Records of a chunk mostly share their flags: comparing with the
          * last record's lets the processor predict where the next record
          * starts instead of waiting for this one's flags (measured). */
-        if (flags != last_flags) {
-            last_flags = flags;
-            last_size = key_size[key_shape(flags)];
+        if (flags != run->last_flags) {
+            run->last_flags = flags;
+            run->last_size = key_size[key_shape(flags)];
         }
-        pos += last_size;
+        run->pos += run->last_size;
     }
-    st->r.pos = pos;
-    st->nrec = nrec;
-    c->count += k;
+    return k;
+}
+
+static size_t read_plain_keys(reader_state *st, chunk *c, size_t count)
+{
+    plain_run run = plain_run_start(st);
+    size_t k = plain_records(st, &run, c->frame, c->kind, count);
+    plain_run_end(st, &run);
+    if (k != SIZE_MAX)
+        c->count += k;
     return k;
 }
 
@@ -381,6 +412,54 @@ static int presize_recs(reader_state *st, size_t start)
     return est <= st->caprec || reserve_recs(st, est);
 }
 
+/* 1 if an FRM2 chunk starts at `p` (`left` bytes on) and every record
+ * its count announces fits at its largest. */
+static inline int fitting_frm2(const unsigned char *p, size_t left)
+{
+    return left >= 7 && memcmp(p, "FRM2", 4) == 0 && (size_t)p[6] * ANM_KEY_MAX <= left - 7;
+}
+
+static int presize_recs(reader_state *st, size_t start);
+
+/* A run of FRM2 chunks each of whose records fit at their largest (most
+ * files are one such run), read in one plain_run: per chunk, what is
+ * left of the work is now about one record's. Stops before the first
+ * chunk that does not fit, or within a chunk at the first record
+ * plain_records would not take (keys_from reads the rest of that chunk). */
+static int read_frm2_run(reader_state *st, size_t start)
+{
+    const unsigned char *d = st->r.data;
+    const size_t size = st->r.size;
+    plain_run run = plain_run_start(st);
+    while (fitting_frm2(d + run.pos, size - run.pos)) {
+        if (st->nchunk == 1) {
+            plain_run_end(st, &run);
+            if (!presize_recs(st, start))
+                return 0;
+            run.recs = st->recs;
+            run.cap = st->caprec;
+        }
+        if (st->nchunk == st->capchunk && !grow_chunks(st))
+            return 0;
+        size_t count = d[run.pos + 6];
+        chunk *c = &st->chunks[st->nchunk++];
+        c->kind = ANM_TAG_FRM2;
+        c->frame = ak_peek_u16(d + run.pos + 4);
+        c->first = run.nrec;
+        run.pos += 7;
+        size_t k = plain_records(st, &run, c->frame, ANM_TAG_FRM2, count);
+        if (k == SIZE_MAX)
+            return 0;
+        c->count = k;
+        if (k < count) {
+            plain_run_end(st, &run);
+            return keys_from(st, c, k, count);
+        }
+    }
+    plain_run_end(st, &run);
+    return 1;
+}
+
 static int read_frames(reader_state *st)
 {
     ak_reader *r = &st->r;
@@ -389,15 +468,8 @@ static int read_frames(reader_state *st)
         if (st->nchunk == 1 && !presize_recs(st, start))
             return 0;
         size_t off = r->pos;
-        if (ak_left(r) >= 7 && memcmp(r->data + off, "FRM2", 4) == 0 &&
-            (size_t)r->data[off + 6] * ANM_KEY_MAX <= ak_left(r) - 7) {
-            /* The common chunk first: tag, frame and count taken at once,
-             * every record known to fit at its largest. */
-            size_t count = r->data[off + 6];
-            r->pos += 7;
-            chunk *c = new_chunk(st, ANM_TAG_FRM2, ak_peek_u16(r->data + off + 4));
-            size_t n = c ? read_plain_keys(st, c, count) : SIZE_MAX;
-            if (n == SIZE_MAX || (n < count && !keys_from(st, c, n, count)))
+        if (fitting_frm2(r->data + off, ak_left(r))) {
+            if (!read_frm2_run(st, start))
                 return 0;
             continue;
         }
@@ -456,10 +528,20 @@ static int cmp_rec(const void *a, const void *b)
     return x->off < y->off ? -1 : x->off > y->off; /* file order */
 }
 
+static int in_bone_order(const rec *recs, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (recs[i].bone < recs[i - 1].bone)
+            return 0;
+    return 1;
+}
+
 /* The records ordered by bone, then frame, then file order (st->sorted,
- * copies, so that each bone's records lie together for the passes of
- * build_track; bone b's run ends at st->bone_end[b]): a counting sort by bone (stable,
- * so file order within a bone), then a sort by frame of only those bones
+ * so that each bone's records lie together for the passes of build_track;
+ * bone b's run ends at st->bone_end[b]): copies by a counting sort by bone
+ * (stable, so file order within a bone) unless the file already lists
+ * them so (then st->sorted is st->recs, whose layout pass reads only the
+ * bone, which a sort within one bone's run leaves as it is), then a sort by frame of only those bones
  * whose frames the file does not already list in strictly ascending order
  * (files write frame after frame, so that is rare). Only such a bone can
  * be keyed twice in one frame number, which cannot be one key per channel
@@ -467,14 +549,21 @@ static int cmp_rec(const void *a, const void *b)
 static ak_status sort_records(reader_state *st, uint32_t *max_frame)
 {
     size_t *next = st->bone_end; /* next[b + 1]: bone b's records, counted as they were read */
-    rec *sorted = ak_job_alloc_uninit(st->job, st->nrec, sizeof *sorted); /* each slot set once */
-    st->sorted = sorted;
-    if (!sorted)
-        return AK_E_NOMEM;
     for (uint32_t b = 0; b < st->bones; b++)
         next[b + 1] += next[b];
-    for (size_t i = 0; i < st->nrec; i++)
-        sorted[next[st->recs[i].bone]++] = st->recs[i];
+    if (st->nrec && in_bone_order(st->recs, st->nrec)) { /* one bone's file, say: no copies */
+        st->sorted = st->recs;
+        for (uint32_t b = 0; b < st->bones; b++)
+            next[b] = next[b + 1];
+    } else {
+        rec *sorted = ak_job_alloc_uninit(st->job, st->nrec, sizeof *sorted); /* each slot set once */
+        st->sorted = sorted;
+        if (!sorted)
+            return AK_E_NOMEM;
+        for (size_t i = 0; i < st->nrec; i++)
+            sorted[next[st->recs[i].bone]++] = st->recs[i];
+    }
+    rec *sorted = st->sorted;
     /* next[b] is now where bone b's run ends. */
     *max_frame = 0;
     size_t from = 0;
@@ -991,7 +1080,8 @@ ak_status anm_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc 
     st.data = bytes;
     ak_reader_init(&st.r, job, bytes, size);
     ak_status s = read_doc(&st, doc, fps);
-    ak_job_free(job, st.sorted);
+    if (st.sorted != st.recs)
+        ak_job_free(job, st.sorted);
     ak_job_free(job, st.bone_end);
     ak_job_free(job, st.recs);
     ak_job_free(job, st.chunks);
