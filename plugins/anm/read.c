@@ -234,10 +234,10 @@ static int read_key(reader_state *st, chunk *c)
  * three float[3] payloads. */
 #define ANM_KEY_MAX 39
 
-/* Where a run of records read without the reader stands: its callers
- * keep it in a local, so that the position, the records list and its
- * count stay in registers instead of each record waiting for the last
- * one's position to be stored to the state and loaded again. */
+/* Where a run of records read without the reader stands, carried from
+ * one chunk to the next in a local of the caller: through the reader
+ * state, each record waited for the last one's position to be stored and
+ * loaded again. */
 typedef struct plain_run {
     size_t pos, nrec, cap;
     rec *recs;
@@ -264,35 +264,51 @@ static inline void plain_run_end(reader_state *st, const plain_run *run)
  * could not grow. */
 static inline size_t plain_records(reader_state *st, plain_run *run, uint32_t frame, uint8_t kind, size_t count)
 {
+    /* The loop keeps few values live, in locals: with the run's fields
+     * used through `run`, or a separate count and room check, the
+     * compiler kept last_size on the stack, in the chain from one
+     * record's position to the next (horse.anm read -6 %). */
     const unsigned char *d = st->r.data;
     const uint32_t bones = st->bones;
     size_t *per_bone = st->bone_end + 1;
-    size_t k = 0;
-    for (; k < count; k++) {
-        const unsigned char *p = d + run->pos;
-        uint32_t bone = p[0];
-        uint16_t flags = (uint16_t)(p[1] | p[2] << 8); /* LE, as ak_load_u16 */
-        if (bone >= bones || (flags & (uint16_t)~ANM_F_KNOWN) || (flags & ANM_F_MESH))
-            break;
-        if (run->nrec == run->cap) {
-            st->nrec = run->nrec;
+    const size_t first = run->nrec, stop = first + count;
+    size_t pos = run->pos, nrec = first, last_size = run->last_size;
+    uint16_t last_flags = run->last_flags;
+    rec *recs = run->recs;
+    while (nrec < stop) {
+        if (nrec == run->cap) {
+            st->nrec = nrec;
             if (!reserve_recs(st, run->cap ? run->cap * 2 : 64))
                 return SIZE_MAX;
-            run->recs = st->recs;
+            recs = run->recs = st->recs;
             run->cap = st->caprec;
         }
-        per_bone[bone]++;
-        set_rec(&run->recs[run->nrec++], run->pos, frame, bone, kind, flags);
-        /* Records of a chunk mostly share their flags: comparing with the
-         * last record's lets the processor predict where the next record
-         * starts instead of waiting for this one's flags (measured). */
-        if (flags != run->last_flags) {
-            run->last_flags = flags;
-            run->last_size = key_size[key_shape(flags)];
+        const size_t room_end = run->cap < stop ? run->cap : stop;
+        for (; nrec < room_end; nrec++) {
+            const unsigned char *p = d + pos;
+            uint32_t bone = p[0];
+            uint16_t flags = (uint16_t)(p[1] | p[2] << 8); /* LE, as ak_load_u16 */
+            if (bone >= bones || (flags & (uint16_t)~ANM_F_KNOWN) || (flags & ANM_F_MESH))
+                goto stopped;
+            per_bone[bone]++;
+            set_rec(&recs[nrec], pos, frame, bone, kind, flags);
+            /* Records of a chunk mostly share their flags: comparing with
+             * the last record's lets the processor predict where the next
+             * record starts instead of waiting for this one's flags
+             * (measured). */
+            if (flags != last_flags) {
+                last_flags = flags;
+                last_size = key_size[key_shape(flags)];
+            }
+            pos += last_size;
         }
-        run->pos += run->last_size;
     }
-    return k;
+stopped:
+    run->pos = pos;
+    run->nrec = nrec;
+    run->last_flags = last_flags;
+    run->last_size = last_size;
+    return nrec - first;
 }
 
 static size_t read_plain_keys(reader_state *st, chunk *c, size_t count)
