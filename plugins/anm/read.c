@@ -235,10 +235,15 @@ static int read_key(reader_state *st, chunk *c)
 #define ANM_KEY_MAX 39
 
 /* Where a run of records read without the reader stands, carried from
- * one chunk to the next in a local of the caller: through the reader
- * state, each record waited for the last one's position to be stored and
- * loaded again. */
+ * one chunk to the next in a local of the caller, with what the loop
+ * needs from the reader state: through the state, each record waited for
+ * the last one's position to be stored and loaded again, and every store
+ * into the records list made the compiler load the rest again (the list
+ * could have aliased the state). */
 typedef struct plain_run {
+    const unsigned char *data;
+    uint32_t bones;
+    size_t *per_bone; /* bone_end + 1 */
     size_t pos, nrec, cap;
     rec *recs;
     uint16_t last_flags;
@@ -247,7 +252,8 @@ typedef struct plain_run {
 
 static inline plain_run plain_run_start(const reader_state *st)
 {
-    plain_run run = { st->r.pos, st->nrec, st->caprec, st->recs, 0, key_size[0] };
+    plain_run run = { st->r.data, st->bones, st->bone_end + 1, st->r.pos, st->nrec, st->caprec, st->recs,
+                      0, key_size[0] };
     return run;
 }
 
@@ -264,46 +270,43 @@ static inline void plain_run_end(reader_state *st, const plain_run *run)
  * could not grow. */
 static inline size_t plain_records(reader_state *st, plain_run *run, uint32_t frame, uint8_t kind, size_t count)
 {
-    /* The loop keeps few values live, in locals: with the run's fields
-     * used through `run`, or a separate count and room check, the
-     * compiler kept last_size on the stack, in the chain from one
-     * record's position to the next (horse.anm read -6 %). */
-    const unsigned char *d = st->r.data;
-    const uint32_t bones = st->bones;
-    size_t *per_bone = st->bone_end + 1;
+    if (count > run->cap - run->nrec) { /* room for the whole chunk, checked once */
+        size_t want = run->cap ? run->cap * 2 : 64;
+        if (want < run->nrec + count)
+            want = run->nrec + count;
+        st->nrec = run->nrec;
+        if (!reserve_recs(st, want))
+            return SIZE_MAX;
+        run->recs = st->recs;
+        run->cap = st->caprec;
+    }
+    /* The loop's values in locals: used through `run`, the compiler kept
+     * last_size on the stack, in the chain from one record's position to
+     * the next (horse.anm read -6 %). */
+    const unsigned char *d = run->data;
+    const uint32_t bones = run->bones;
+    size_t *per_bone = run->per_bone;
     const size_t first = run->nrec, stop = first + count;
     size_t pos = run->pos, nrec = first, last_size = run->last_size;
     uint16_t last_flags = run->last_flags;
     rec *recs = run->recs;
-    while (nrec < stop) {
-        if (nrec == run->cap) {
-            st->nrec = nrec;
-            if (!reserve_recs(st, run->cap ? run->cap * 2 : 64))
-                return SIZE_MAX;
-            recs = run->recs = st->recs;
-            run->cap = st->caprec;
+    for (; nrec < stop; nrec++) {
+        const unsigned char *p = d + pos;
+        uint32_t bone = p[0];
+        uint16_t flags = (uint16_t)(p[1] | p[2] << 8); /* LE, as ak_load_u16 */
+        if (bone >= bones || (flags & (uint16_t)~ANM_F_KNOWN) || (flags & ANM_F_MESH))
+            break;
+        per_bone[bone]++;
+        set_rec(&recs[nrec], pos, frame, bone, kind, flags);
+        /* Records of a chunk mostly share their flags: comparing with the
+         * last record's lets the processor predict where the next record
+         * starts instead of waiting for this one's flags (measured). */
+        if (flags != last_flags) {
+            last_flags = flags;
+            last_size = key_size[key_shape(flags)];
         }
-        const size_t room_end = run->cap < stop ? run->cap : stop;
-        for (; nrec < room_end; nrec++) {
-            const unsigned char *p = d + pos;
-            uint32_t bone = p[0];
-            uint16_t flags = (uint16_t)(p[1] | p[2] << 8); /* LE, as ak_load_u16 */
-            if (bone >= bones || (flags & (uint16_t)~ANM_F_KNOWN) || (flags & ANM_F_MESH))
-                goto stopped;
-            per_bone[bone]++;
-            set_rec(&recs[nrec], pos, frame, bone, kind, flags);
-            /* Records of a chunk mostly share their flags: comparing with
-             * the last record's lets the processor predict where the next
-             * record starts instead of waiting for this one's flags
-             * (measured). */
-            if (flags != last_flags) {
-                last_flags = flags;
-                last_size = key_size[key_shape(flags)];
-            }
-            pos += last_size;
-        }
+        pos += last_size;
     }
-stopped:
     run->pos = pos;
     run->nrec = nrec;
     run->last_flags = last_flags;
@@ -444,9 +447,9 @@ static int presize_recs(reader_state *st, size_t start);
  * plain_records would not take (keys_from reads the rest of that chunk). */
 static int read_frm2_run(reader_state *st, size_t start)
 {
-    const unsigned char *d = st->r.data;
     const size_t size = st->r.size;
     plain_run run = plain_run_start(st);
+    const unsigned char *d = run.data;
     while (fitting_frm2(d + run.pos, size - run.pos)) {
         if (st->nchunk == 1) {
             plain_run_end(st, &run);
@@ -1052,21 +1055,20 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
         ak_warn(job, -1, "%u MATR matrices are degenerate or not finite; their rotation reads as identity", bad);
 
     /* Layout: chunk order, frame numbers and record order. */
-    size_t lsize = 0;
-    for (size_t i = 0; i < st->nchunk; i++)
-        lsize += 9 + 4 * st->chunks[i].count;
-    unsigned char *lay = ak_job_alloc(job, lsize, 1);
+    size_t lsize = 9 * st->nchunk + 4 * st->nrec; /* every record lies in one chunk, in file order */
+    unsigned char *lay = ak_job_alloc_uninit(job, lsize, 1);
     if (!lay)
         return AK_E_NOMEM;
     unsigned char *p = lay;
+    const rec *x = st->recs; /* in file order: each chunk's records follow the last one's */
     for (size_t i = 0; i < st->nchunk; i++) {
         const chunk *c = &st->chunks[i];
         *p++ = c->kind;
         ak_poke_u32(p, c->frame);
         ak_poke_u32(p + 4, (uint32_t)c->count);
         p += 8;
-        for (size_t k = 0; k < c->count; k++, p += 4)
-            ak_poke_u32(p, st->recs[c->first + k].bone);
+        for (size_t k = 0; k < c->count; k++, x++, p += 4)
+            ak_poke_u32(p, x->bone);
     }
     s = ak_prop_set_bytes(doc, cp, ANM_P_LAYOUT, lay, lsize);
     ak_job_free(job, lay);
