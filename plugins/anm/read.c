@@ -92,11 +92,21 @@ static inline void set_rec(rec *x, size_t off, uint32_t frame, uint32_t bone, ui
     x->order = 0;
 }
 
+/* Room for `n` more records: doubling from 64, or to exactly what is
+ * asked when that is more. Each record takes at least 3 input bytes and
+ * callers ask only for records the input holds, so the growth is bounded
+ * by the input size. */
+static int room_for_recs(reader_state *st, size_t n)
+{
+    if (n <= st->caprec - st->nrec)
+        return 1;
+    size_t want = st->caprec ? st->caprec * 2 : 64;
+    return reserve_recs(st, want < st->nrec + n ? st->nrec + n : want);
+}
+
 static inline rec *new_rec(reader_state *st, size_t off, uint32_t frame, uint32_t bone, uint8_t kind, uint16_t flags)
 {
-    /* Each record takes at least 3 input bytes, so the growth is bounded
-     * by the input size. */
-    if (st->nrec == st->caprec && !reserve_recs(st, st->caprec ? st->caprec * 2 : 64))
+    if (st->nrec == st->caprec && !room_for_recs(st, 1))
         return NULL;
     rec *x = &st->recs[st->nrec++];
     st->bone_end[bone + 1]++;
@@ -271,11 +281,8 @@ static inline void plain_run_end(reader_state *st, const plain_run *run)
 static inline size_t plain_records(reader_state *st, plain_run *run, uint32_t frame, uint8_t kind, size_t count)
 {
     if (count > run->cap - run->nrec) { /* room for the whole chunk, checked once */
-        size_t want = run->cap ? run->cap * 2 : 64;
-        if (want < run->nrec + count)
-            want = run->nrec + count;
         st->nrec = run->nrec;
-        if (!reserve_recs(st, want))
+        if (!room_for_recs(st, count))
             return SIZE_MAX;
         run->recs = st->recs;
         run->cap = st->caprec;
@@ -438,8 +445,6 @@ static inline int fitting_frm2(const unsigned char *p, size_t left)
     return left >= 7 && memcmp(p, "FRM2", 4) == 0 && (size_t)p[6] * ANM_KEY_MAX <= left - 7;
 }
 
-static int presize_recs(reader_state *st, size_t start);
-
 /* A run of FRM2 chunks each of whose records fit at their largest (most
  * files are one such run), read in one plain_run: per chunk, what is
  * left of the work is now about one record's. Stops before the first
@@ -560,11 +565,12 @@ static int in_bone_order(const rec *recs, size_t n)
  * bone b's run ends at st->bone_end[b]): copies by a counting sort by bone
  * (stable, so file order within a bone) unless the file already lists
  * them so (then st->sorted is st->recs, whose layout pass reads only the
- * bone, which a sort within one bone's run leaves as it is), then a sort by frame of only those bones
- * whose frames the file does not already list in strictly ascending order
- * (files write frame after frame, so that is rare). Only such a bone can
- * be keyed twice in one frame number, which cannot be one key per channel
- * and frame: refused. `*max_frame` is the highest frame number. */
+ * bone, which a sort within one bone's run leaves as it is), then a sort
+ * by frame of only those bones whose frames the file does not already
+ * list in strictly ascending order (files write frame after frame, so
+ * that is rare). Only such a bone can be keyed twice in one frame number,
+ * which cannot be one key per channel and frame: refused. `*max_frame` is
+ * the highest frame number. */
 static ak_status sort_records(reader_state *st, uint32_t *max_frame)
 {
     size_t *next = st->bone_end; /* next[b + 1]: bone b's records, counted as they were read */
