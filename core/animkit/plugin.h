@@ -76,6 +76,8 @@
  *                    Later, header only (no symbol, no ABI change): the
  *                    inline readers ak_left(), ak_take(), ak_take_u8/_u16/
  *                    _u32(); they call nothing newer than 1.0's ak_bytes().
+ *                    ak_filename_has_extension() for probes (calls only
+ *                    the C library).
  */
 #ifndef ANIMKIT_PLUGIN_H
 #define ANIMKIT_PLUGIN_H
@@ -147,6 +149,30 @@ typedef struct ak_plugin_note {
 /* Probe scores. */
 #define AK_PROBE_MAGIC 100     /* the format's magic bytes match */
 #define AK_PROBE_EXTENSION 25  /* the most an extension alone may claim */
+
+/* Whether the last part of `filename` ends in "." `ext`, ASCII letters
+ * matched without case and in any locale ("walk.IFP" has "ifp"; "a.b/ifp"
+ * has none). For probes (header only, no symbol: every probe runs on every
+ * read without a named format, so this walks back from the end once
+ * instead of searching the whole path twice). `filename` may be NULL. */
+static inline int ak_filename_has_extension(const char *filename, const char *ext)
+{
+    if (!filename)
+        return 0;
+    const char *p = filename + strlen(filename);
+    while (p > filename && p[-1] != '.' && p[-1] != '/')
+        p--;
+    if (p == filename || p[-1] != '.')
+        return 0;
+    for (;; p++, ext++) {
+        char a = *p >= 'A' && *p <= 'Z' ? (char)(*p + 32) : *p;
+        char b = *ext >= 'A' && *ext <= 'Z' ? (char)(*ext + 32) : *ext;
+        if (a != b)
+            return 0;
+        if (!a)
+            return 1;
+    }
+}
 
 /* What a codec can hold; the core compares these with a document before a
  * write and warns about everything the target must drop. */

@@ -3,18 +3,6 @@
 
 #include <string.h>
 
-static int has_ani_extension(const char *filename)
-{
-    if (!filename)
-        return 0;
-    const char *dot = strrchr(filename, '.');
-    const char *slash = strrchr(filename, '/');
-    if (!dot || (slash && dot < slash))
-        return 0;
-    return (dot[1] == 'a' || dot[1] == 'A') && (dot[2] == 'n' || dot[2] == 'N') &&
-           (dot[3] == 'i' || dot[3] == 'I') && dot[4] == '\0';
-}
-
 int ani_probe(const unsigned char *bytes, size_t size, const char *filename)
 {
     if (size >= 4 && memcmp(bytes, "ANI\0", 4) == 0)
@@ -22,7 +10,7 @@ int ani_probe(const unsigned char *bytes, size_t size, const char *filename)
     /* ".ani" is also the Windows animated cursor (a RIFF file): not ours. */
     if (size >= 4 && memcmp(bytes, "RIFF", 4) == 0)
         return 0;
-    return has_ani_extension(filename) ? AK_PROBE_EXTENSION : 0;
+    return ak_filename_has_extension(filename, "ani") ? AK_PROBE_EXTENSION : 0;
 }
 
 static const ak_param ani_params[] = {

@@ -2,18 +2,13 @@
 #include "anm.h"
 
 #include <string.h>
-#include <strings.h>
 
 static int anm_probe(const unsigned char *bytes, size_t size, const char *filename)
 {
     if (size >= 4 && memcmp(bytes, "EANM", 4) == 0)
         return AK_PROBE_MAGIC;
-    if (filename) {
-        const char *dot = strrchr(filename, '.');
-        const char *slash = strrchr(filename, '/');
-        if (dot && (!slash || dot > slash) && strcasecmp(dot, ".anm") == 0)
-            return 10; /* many engines use .anm: a weak guess only */
-    }
+    if (ak_filename_has_extension(filename, "anm"))
+        return 10; /* many engines use .anm: a weak guess only */
     return 0;
 }
 

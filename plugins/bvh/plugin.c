@@ -2,7 +2,6 @@
 #include "bvh.h"
 
 #include <string.h>
-#include <strings.h>
 
 /* "HIERARCHY" after optional whitespace (and a UTF-8 byte order mark). */
 static int bvh_probe(const unsigned char *bytes, size_t size, const char *filename)
@@ -15,12 +14,8 @@ static int bvh_probe(const unsigned char *bytes, size_t size, const char *filena
         i++;
     if (size - i >= sizeof magic - 1 && memcmp(bytes + i, magic, sizeof magic - 1) == 0)
         return AK_PROBE_MAGIC;
-    if (filename) {
-        const char *dot = strrchr(filename, '.');
-        const char *slash = strrchr(filename, '/');
-        if (dot && (!slash || dot > slash) && strcasecmp(dot + 1, "bvh") == 0)
-            return AK_PROBE_EXTENSION;
-    }
+    if (ak_filename_has_extension(filename, "bvh"))
+        return AK_PROBE_EXTENSION;
     return 0;
 }
 

@@ -2,7 +2,6 @@
 #include "dff.h"
 
 #include <string.h>
-#include <strings.h>
 
 /* 1 if a chunk header of `type` starts at `at` and its body fits in `end`. */
 static int chunk_at(const unsigned char *b, size_t at, size_t end, uint32_t type, size_t *body_end)
@@ -40,12 +39,8 @@ static int dff_probe(const unsigned char *bytes, size_t size, const char *filena
 {
     if (looks_like_clump(bytes, size))
         return AK_PROBE_MAGIC;
-    if (filename) {
-        const char *dot = strrchr(filename, '.');
-        const char *slash = strrchr(filename, '/');
-        if (dot && (!slash || dot > slash) && strcasecmp(dot + 1, "dff") == 0)
-            return AK_PROBE_EXTENSION;
-    }
+    if (ak_filename_has_extension(filename, "dff"))
+        return AK_PROBE_EXTENSION;
     return 0;
 }
 

@@ -3,20 +3,12 @@
 #include "gltf.h"
 
 #include <string.h>
-#include <strings.h>
 
 /* How far into a .gltf text the probe looks for the "asset" key. */
 #define PROBE_WINDOW 65536u
 /* A JSON object that names an "asset": surely glTF, a little less sure
  * than a magic number. */
 #define PROBE_GLTF_TEXT 80
-
-static int has_extension(const char *filename, const char *ext)
-{
-    const char *dot = filename ? strrchr(filename, '.') : NULL;
-    const char *slash = filename ? strrchr(filename, '/') : NULL;
-    return dot && (!slash || dot > slash) && strcasecmp(dot + 1, ext) == 0;
-}
 
 static int gltf_probe(const unsigned char *bytes, size_t size, const char *filename)
 {
@@ -28,7 +20,7 @@ static int gltf_probe(const unsigned char *bytes, size_t size, const char *filen
     if (i < size && bytes[i] == '{' &&
         memmem(bytes, size < PROBE_WINDOW ? size : PROBE_WINDOW, "\"asset\"", 7))
         return PROBE_GLTF_TEXT;
-    if (has_extension(filename, "glb") || has_extension(filename, "gltf"))
+    if (ak_filename_has_extension(filename, "glb") || ak_filename_has_extension(filename, "gltf"))
         return AK_PROBE_EXTENSION;
     return 0;
 }

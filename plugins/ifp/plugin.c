@@ -2,18 +2,13 @@
 #include "ifp.h"
 
 #include <string.h>
-#include <strings.h>
 
 static int ifp_probe(const unsigned char *bytes, size_t size, const char *filename)
 {
     if (size >= 4 && ifp_variant_of((const char *)bytes) >= 0)
         return AK_PROBE_MAGIC;
-    if (filename) {
-        const char *dot = strrchr(filename, '.');
-        const char *slash = strrchr(filename, '/');
-        if (dot && (!slash || dot > slash) && strcasecmp(dot + 1, "ifp") == 0)
-            return AK_PROBE_EXTENSION;
-    }
+    if (ak_filename_has_extension(filename, "ifp"))
+        return AK_PROBE_EXTENSION;
     return 0;
 }
 

@@ -2,7 +2,6 @@
 #include "json.h"
 
 #include <string.h>
-#include <strings.h>
 
 static size_t skip_ws(const unsigned char *b, size_t size, size_t i)
 {
@@ -24,12 +23,8 @@ static int json_probe(const unsigned char *bytes, size_t size, const char *filen
                 return AK_PROBE_MAGIC;
         }
     }
-    if (filename) {
-        const char *dot = strrchr(filename, '.');
-        const char *slash = strrchr(filename, '/');
-        if (dot && (!slash || dot > slash) && strcasecmp(dot + 1, "json") == 0)
-            return AK_PROBE_EXTENSION;
-    }
+    if (ak_filename_has_extension(filename, "json"))
+        return AK_PROBE_EXTENSION;
     return 0;
 }
 

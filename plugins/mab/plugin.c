@@ -3,7 +3,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <strings.h>
 
 const char *mab_version_name(unsigned version)
 {
@@ -19,15 +18,6 @@ const char *mab_version_name(unsigned version)
     case MAB_V_WDL: return "Watch Dogs Legion";
     default: return NULL;
     }
-}
-
-static int has_mab_extension(const char *filename)
-{
-    if (!filename)
-        return 0;
-    const char *dot = strrchr(filename, '.');
-    const char *slash = strrchr(filename, '/');
-    return dot && (!slash || dot > slash) && strcasecmp(dot + 1, "mab") == 0;
 }
 
 /* 'aNi' or 'aNp' at `off`. */
@@ -54,7 +44,7 @@ static int fc3_plausible(const unsigned char *b, size_t n)
 
 static int probe(const unsigned char *b, size_t n, const char *filename)
 {
-    int ext = has_mab_extension(filename);
+    int ext = ak_filename_has_extension(filename, "mab");
     int weak = ext ? 40 : 10; /* a known version word alone */
     if (n < 16)
         return ext ? AK_PROBE_EXTENSION : 0;

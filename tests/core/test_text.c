@@ -1,11 +1,12 @@
 /* test_text.c - the text helpers: the line and token reader (line ends,
- * bounds, errors as FILE:LINE:COLUMN), numbers as text, and the plural in
- * ak_need_array's message. */
+ * bounds, errors as FILE:LINE:COLUMN), numbers as text, the plural in
+ * ak_need_array's message, and the probes' extension test. */
 #include "testutil.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* "txt": lines of "NAME NUMBER NUMBER"; '#' starts a comment line. Each
  * line becomes a track whose first translation key holds the numbers. */
@@ -238,6 +239,55 @@ START_TEST(need_array_says_byte_once)
 }
 END_TEST
 
+/* The rule as the probes wrote it out before, with the C library's
+ * searches: the last '.', after the last '/', then the rest without case. */
+static int extension_by_search(const char *name, const char *ext)
+{
+    const char *dot = strrchr(name, '.');
+    const char *slash = strrchr(name, '/');
+    return dot && (!slash || dot > slash) && strcasecmp(dot + 1, ext) == 0;
+}
+
+START_TEST(filename_extension_as_the_probes_define_it)
+{
+    ck_assert(ak_filename_has_extension("walk.ifp", "ifp"));
+    ck_assert(ak_filename_has_extension("dir/WALK.IFP", "ifp"));
+    ck_assert(ak_filename_has_extension("a.b/c.Json", "JSON"));
+    ck_assert(ak_filename_has_extension(".anm", "anm")); /* a name that is only the extension */
+    ck_assert(!ak_filename_has_extension(NULL, "ifp"));
+    ck_assert(!ak_filename_has_extension("", "ifp"));
+    ck_assert(!ak_filename_has_extension("ifp", "ifp"));
+    ck_assert(!ak_filename_has_extension("a.ifp/walk", "ifp"));
+    ck_assert(!ak_filename_has_extension("a.ifpx", "ifp"));
+    ck_assert(!ak_filename_has_extension("a.if", "ifp"));
+    ck_assert(!ak_filename_has_extension("a.ifp.bak", "ifp"));
+    ck_assert(!ak_filename_has_extension("a.gltf", "glb"));
+    /* Letters only are folded: '@' (0x40) and '`' (0x60) are not a pair. */
+    ck_assert(!ak_filename_has_extension("a.@", "`"));
+    /* Every name of up to six characters over a small alphabet, against
+     * the searching form: the same answer for each. */
+    static const char alphabet[] = { 'a', 'N', '.', '/', 'x' };
+    static const char *const exts[] = { "an", "AN", "a", "", "anx" };
+    char name[8];
+    size_t checked = 0;
+    for (size_t len = 0; len <= 6; len++) {
+        size_t combos = 1;
+        for (size_t i = 0; i < len; i++)
+            combos *= sizeof alphabet;
+        for (size_t c = 0; c < combos; c++) {
+            size_t v = c;
+            for (size_t i = 0; i < len; i++, v /= sizeof alphabet)
+                name[i] = alphabet[v % sizeof alphabet];
+            name[len] = '\0';
+            for (size_t e = 0; e < sizeof exts / sizeof exts[0]; e++, checked++)
+                ck_assert_msg(ak_filename_has_extension(name, exts[e]) == extension_by_search(name, exts[e]),
+                              "'%s' with '%s'", name, exts[e]);
+        }
+    }
+    ck_assert_uint_eq(checked, 5 * (1 + 5 + 25 + 125 + 625 + 3125 + 15625));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("text");
@@ -247,6 +297,7 @@ int main(void)
     tcase_add_test(tc, reader_stays_in_bounds);
     tcase_add_test(tc, numbers_as_text);
     tcase_add_test(tc, need_array_says_byte_once);
+    tcase_add_test(tc, filename_extension_as_the_probes_define_it);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }
