@@ -427,6 +427,53 @@ START_TEST(props_key_from_reused_buffer)
 }
 END_TEST
 
+/* Setting a key a list holds replaces it, whatever came between: keys
+ * alike in length and ending, lists filled in turns, and lists past the
+ * length where the document's index takes over from scanning. */
+START_TEST(props_found_while_lists_fill)
+{
+    ak_doc *doc = ak_doc_new();
+    ak_clip *clip = ak_clip_add(doc, "c");
+    ak_track *a = ak_track_add(clip, "a"), *b = ak_track_add(clip, "b");
+    /* "xaz" and "yaz": the same length, middle and last byte. */
+    ck_assert_int_eq(ak_prop_set_int(doc, &a->props, "xaz", 1), AK_OK);
+    ck_assert_int_eq(ak_prop_set_int(doc, &a->props, "yaz", 2), AK_OK);
+    ck_assert_int_eq(ak_prop_set_int(doc, &a->props, "xaz", 3), AK_OK);
+    ck_assert_uint_eq(a->props.count, 2);
+    ck_assert_int_eq(ak_prop_int(&a->props, "xaz", 0), 3);
+    ck_assert_int_eq(ak_prop_int(&a->props, "yaz", 0), 2);
+    /* Turns: b starts (and is marked), then a gets a key it holds. */
+    ck_assert_int_eq(ak_prop_set_int(doc, &b->props, "yaz", 4), AK_OK);
+    ck_assert_int_eq(ak_prop_set_int(doc, &a->props, "yaz", 5), AK_OK);
+    ck_assert_int_eq(ak_prop_set_int(doc, &b->props, "yaz", 6), AK_OK);
+    ck_assert_uint_eq(a->props.count, 2);
+    ck_assert_uint_eq(b->props.count, 1);
+    ck_assert_int_eq(ak_prop_int(&a->props, "yaz", 0), 5);
+    ck_assert_int_eq(ak_prop_int(&b->props, "yaz", 0), 6);
+    /* Twenty keys (the index takes over at eight), each set twice: first
+     * all, then all again in reverse, interleaved with the clip's list. */
+    char key[16];
+    for (int i = 0; i < 20; i++) {
+        snprintf(key, sizeof key, "anm.k%d", i);
+        ck_assert_int_eq(ak_prop_set_int(doc, &clip->props, key, i), AK_OK);
+    }
+    for (int i = 19; i >= 0; i--) {
+        snprintf(key, sizeof key, "anm.k%d", i);
+        ck_assert_int_eq(ak_prop_set_int(doc, &clip->props, key, 100 + i), AK_OK);
+        ck_assert_int_eq(ak_prop_set_int(doc, &b->props, key, i), AK_OK);
+    }
+    ck_assert_uint_eq(clip->props.count, 20);
+    ck_assert_uint_eq(b->props.count, 21);
+    for (int i = 0; i < 20; i++) {
+        snprintf(key, sizeof key, "anm.k%d", i);
+        ck_assert_int_eq(ak_prop_int(&clip->props, key, -1), 100 + i);
+        ck_assert_int_eq(ak_prop_int(&b->props, key, -1), i);
+        ck_assert_str_eq(clip->props.items[i].key, key); /* in the order first set */
+    }
+    ak_doc_free(doc);
+}
+END_TEST
+
 static ak_doc *sample_doc(void)
 {
     ak_doc *doc = ak_doc_new();
@@ -991,6 +1038,7 @@ int main(void)
     tcase_add_test(tc, arena_holds_many_small_things);
     tcase_add_test(tc, props_replace_and_keep_bytes);
     tcase_add_test(tc, props_key_from_reused_buffer);
+    tcase_add_test(tc, props_found_while_lists_fill);
     tcase_add_test(tc, clone_is_deep);
     tcase_add_test(tc, skeleton_bones_lookups_and_clone);
     tcase_add_test(tc, skeleton_matching_rules);
