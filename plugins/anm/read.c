@@ -1037,18 +1037,15 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
             most = st->bone_end[b] - from;
         from = st->bone_end[b];
     }
-    /* One scratch block for the records table, the mesh bodies and the
-     * layout (its size follows from the counts: every record lies in one
-     * chunk). Only what is written into it is read back: no clearing. */
-    size_t table_bytes = most * ANM_EXTRA_SIZE, lsize = 9 * st->nchunk + 4 * st->nrec;
-    if (most > SIZE_MAX / 64 || st->nchunk > SIZE_MAX / 64 || st->nrec > SIZE_MAX / 64 ||
-        st->mesh_bytes > SIZE_MAX / 2 || table_bytes + lsize > SIZE_MAX / 2 - st->mesh_bytes)
-        return ak_fail(job, AK_E_LIMIT, -1, "%zu records in %zu chunks are too many to lay out", st->nrec,
-                       st->nchunk);
-    unsigned char *table = ak_job_alloc_uninit(job, table_bytes + st->mesh_bytes + lsize, 1);
+    /* The records table and the mesh bodies in one scratch block. Only
+     * what a bone writes into it is read back: no clearing. */
+    if (most > SIZE_MAX / 2 / ANM_EXTRA_SIZE || st->mesh_bytes > SIZE_MAX / 2)
+        return ak_fail(job, AK_E_LIMIT, -1, "%zu records are too many to lay out", most);
+    size_t table_bytes = most * ANM_EXTRA_SIZE;
+    unsigned char *table = ak_job_alloc_uninit(job, table_bytes + st->mesh_bytes, 1);
     if (!table)
         return AK_E_NOMEM;
-    unsigned char *mesh = table + table_bytes, *lay = mesh + st->mesh_bytes;
+    unsigned char *mesh = table + table_bytes;
     unsigned char *mesh_at = mesh;
     size_t mesh_total = 0;
     unsigned bad = 0;
@@ -1059,14 +1056,17 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
                         &bad);
         from = to;
     }
-    if (s != AK_OK) {
-        ak_job_free(job, table);
+    ak_job_free(job, table); /* before the layout's block, which may then reuse its room */
+    if (s != AK_OK)
         return s;
-    }
     if (bad)
         ak_warn(job, -1, "%u MATR matrices are degenerate or not finite; their rotation reads as identity", bad);
 
     /* Layout: chunk order, frame numbers and record order. */
+    size_t lsize = 9 * st->nchunk + 4 * st->nrec; /* every record lies in one chunk, in file order */
+    unsigned char *lay = ak_job_alloc_uninit(job, lsize, 1);
+    if (!lay)
+        return AK_E_NOMEM;
     unsigned char *p = lay;
     const rec *x = st->recs; /* in file order: each chunk's records follow the last one's */
     for (size_t i = 0; i < st->nchunk; i++) {
@@ -1079,7 +1079,7 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
             ak_poke_u32(p, x->bone);
     }
     s = ak_prop_set_bytes(doc, cp, ANM_P_LAYOUT, lay, lsize);
-    ak_job_free(job, table);
+    ak_job_free(job, lay);
     if (s == AK_OK && st->nchunk) {
         static const char *const names[] = { "FRMN", "FRM2", "FRM3" };
         s = ak_prop_set_string(doc, cp, ANM_P_TAG, names[st->chunks[0].kind]);
