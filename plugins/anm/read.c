@@ -1037,15 +1037,16 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
             most = st->bone_end[b] - from;
         from = st->bone_end[b];
     }
-    /* The records table and the mesh bodies in one scratch block. Only
-     * what a bone writes into it is read back: no clearing. */
-    if (most > SIZE_MAX / 2 / ANM_EXTRA_SIZE || st->mesh_bytes > SIZE_MAX / 2)
-        return ak_fail(job, AK_E_LIMIT, -1, "%zu records are too many to lay out", most);
-    size_t table_bytes = most * ANM_EXTRA_SIZE;
-    unsigned char *table = ak_job_alloc_uninit(job, table_bytes + st->mesh_bytes, 1);
+    /* The records table and the mesh bodies in one scratch block, counted
+     * in table entries so that the allocator's count x size check covers
+     * both (the count cannot wrap: each of the `most` records has a rec in
+     * memory, and the mesh bytes lie in the input). Only what a bone
+     * writes into it is read back: no clearing. */
+    size_t mesh_entries = st->mesh_bytes / ANM_EXTRA_SIZE + 1;
+    unsigned char *table = ak_job_alloc_uninit(job, most + mesh_entries, ANM_EXTRA_SIZE);
     if (!table)
         return AK_E_NOMEM;
-    unsigned char *mesh = table + table_bytes;
+    unsigned char *mesh = table + most * ANM_EXTRA_SIZE;
     unsigned char *mesh_at = mesh;
     size_t mesh_total = 0;
     unsigned bad = 0;
