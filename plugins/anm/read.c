@@ -6,7 +6,9 @@
  * fps, frame_rate = 0 (not stored).
  *
  * The file is walked once into a flat list of records (one per FRM2/FRM3
- * key or FRMN BONE block), then keys are built per bone in frame order. */
+ * key or FRMN BONE block) and the layout property (chunk headers and the
+ * bone of each record, in file order), then keys are built per bone in
+ * frame order. */
 #include "anm.h"
 
 #include <math.h>
@@ -25,11 +27,19 @@ typedef struct rec {
     uint8_t order;      /* FRMN sub-chunk order */
 } rec;
 
+/* The chunk being read. Its layout entry (see ANM_P_LAYOUT) is written
+ * as it is read: the header when it opens, a bone per record, the count
+ * when it closes. Written in the walk, the layout took no pass of its own
+ * over chunks of one or two records (files that key a bone or two a frame
+ * have such chunks by the dozen). */
 typedef struct chunk {
     uint8_t kind;
     uint32_t frame;
-    size_t first, count; /* records */
+    size_t head;  /* its header's offset in the layout */
+    size_t count; /* records */
 } chunk;
+
+#define ANM_LAYOUT_HEAD 9 /* kind u8, frame u32, record count u32 */
 
 /* reader_start sets every field. */
 typedef struct reader_state {
@@ -41,8 +51,9 @@ typedef struct reader_state {
     rec *recs;
     size_t nrec, caprec;
     size_t mesh_bytes; /* of every record: at most the input size */
-    chunk *chunks;
-    size_t nchunk, capchunk;
+    int presized;       /* presize_lists has run */
+    unsigned char *lay; /* the layout property, as it is read */
+    size_t nlay, caplay;
     rec *sorted;       /* sort_records: copies of recs in bone order */
     size_t *bone_end; /* while reading: [b + 1] counts bone b's records; then sort_records */
 } reader_state;
@@ -105,13 +116,65 @@ static int room_for_recs(reader_state *st, size_t n)
     return reserve_recs(st, want < st->nrec + n ? st->nrec + n : want);
 }
 
+/* Room for `n` more layout bytes: doubling from 256, or to exactly what
+ * is asked when that is more. Every layout byte stands for input bytes (a
+ * chunk header of 9 for at least 6, a record's 4 for at least 3), so the
+ * growth is bounded by the input size. */
+static int grow_layout(reader_state *st, size_t n)
+{
+    size_t want = st->caplay ? st->caplay * 2 : 256;
+    if (want < st->nlay + n)
+        want = st->nlay + n;
+    /* A new block and a copy of what is written: ak_job_realloc would
+     * also clear the new part, which is only ever written (horse.anm: a
+     * fifth of a read's instructions went to growing this list that way). */
+    unsigned char *p = ak_job_alloc_uninit(st->job, want, 1);
+    if (!p)
+        return 0;
+    if (st->nlay)
+        memcpy(p, st->lay, st->nlay);
+    ak_job_free(st->job, st->lay);
+    st->lay = p;
+    st->caplay = want;
+    return 1;
+}
+
+static inline int room_for_layout(reader_state *st, size_t n)
+{
+    return n <= st->caplay - st->nlay || grow_layout(st, n);
+}
+
+/* Opens chunk `c` with room in the layout for its header and `records`
+ * records (more are made room for one by one). */
+static inline int open_chunk(reader_state *st, chunk *c, uint8_t kind, uint32_t frame, size_t records)
+{
+    if (!room_for_layout(st, ANM_LAYOUT_HEAD + 4 * records))
+        return 0;
+    unsigned char *h = st->lay + st->nlay;
+    h[0] = kind;
+    ak_poke_u32(h + 1, frame);
+    c->kind = kind;
+    c->frame = frame;
+    c->head = st->nlay;
+    c->count = 0;
+    st->nlay += ANM_LAYOUT_HEAD;
+    return 1;
+}
+
+static inline void close_chunk(reader_state *st, const chunk *c)
+{
+    ak_poke_u32(st->lay + c->head + 5, (uint32_t)c->count);
+}
+
 static inline rec *new_rec(reader_state *st, size_t off, uint32_t frame, uint32_t bone, uint8_t kind, uint16_t flags)
 {
-    if (st->nrec == st->caprec && !room_for_recs(st, 1))
+    if ((st->nrec == st->caprec && !room_for_recs(st, 1)) || !room_for_layout(st, 4))
         return NULL;
     rec *x = &st->recs[st->nrec++];
     st->bone_end[bone + 1]++;
     set_rec(x, off, frame, bone, kind, flags);
+    ak_poke_u32(st->lay + st->nlay, bone);
+    st->nlay += 4;
     return x;
 }
 
@@ -173,29 +236,6 @@ static inline payload payload_of(const rec *x)
     return p;
 }
 
-static int grow_chunks(reader_state *st)
-{
-    size_t cap = st->capchunk ? st->capchunk * 2 : 32;
-    chunk *p = grow_list(st->job, st->chunks, cap, sizeof *p);
-    if (!p)
-        return 0;
-    st->chunks = p;
-    st->capchunk = cap;
-    return 1;
-}
-
-static inline chunk *new_chunk(reader_state *st, uint8_t kind, uint32_t frame)
-{
-    if (st->nchunk == st->capchunk && !grow_chunks(st))
-        return NULL;
-    chunk *c = &st->chunks[st->nchunk++];
-    c->kind = kind;
-    c->frame = frame;
-    c->first = st->nrec;
-    c->count = 0;
-    return c;
-}
-
 static int check_bone(reader_state *st, uint32_t bone, size_t off)
 {
     if (bone >= st->bones) {
@@ -245,109 +285,14 @@ static int read_key(reader_state *st, chunk *c)
  * three float[3] payloads. */
 #define ANM_KEY_MAX 39
 
-/* Where a run of records read without the reader stands, carried from
- * one chunk to the next in a local of the caller, with what the loop
- * needs from the reader state: through the state, each record waited for
- * the last one's position to be stored and loaded again, and every store
- * into the records list made the compiler load the rest again (the list
- * could have aliased the state). */
-typedef struct plain_run {
-    const unsigned char *data;
-    uint32_t bones;
-    size_t *per_bone; /* bone_end + 1 */
-    size_t pos, nrec, cap;
-    rec *recs;
-    uint16_t last_flags;
-    size_t last_size;
-} plain_run;
-
-static inline plain_run plain_run_start(const reader_state *st)
-{
-    plain_run run = { st->r.data, st->bones, st->bone_end + 1, st->r.pos, st->nrec, st->caprec, st->recs,
-                      0, key_size[0] };
-    return run;
-}
-
-static inline void plain_run_end(reader_state *st, const plain_run *run)
-{
-    st->r.pos = run->pos;
-    st->nrec = run->nrec;
-}
-
-/* Records of a chunk known to lie within the input (the caller checked
- * that `count` records of ANM_KEY_MAX bytes fit). Stops at the first
- * record with a mesh, a bad bone or unknown flags, which read_key reports
- * or reads. Returns how many it read, or SIZE_MAX when the records list
- * could not grow. */
-static inline size_t plain_records(reader_state *st, plain_run *run, uint32_t frame, uint8_t kind, size_t count)
-{
-    if (count > run->cap - run->nrec) { /* room for the whole chunk, checked once */
-        st->nrec = run->nrec;
-        if (!room_for_recs(st, count))
-            return SIZE_MAX;
-        run->recs = st->recs;
-        run->cap = st->caprec;
-    }
-    /* The loop's values in locals: used through `run`, the compiler kept
-     * last_size on the stack, in the chain from one record's position to
-     * the next (horse.anm read -6 %). */
-    const unsigned char *d = run->data;
-    const uint32_t bones = run->bones;
-    size_t *per_bone = run->per_bone;
-    const size_t first = run->nrec, stop = first + count;
-    size_t pos = run->pos, nrec = first, last_size = run->last_size;
-    uint16_t last_flags = run->last_flags;
-    rec *recs = run->recs;
-    for (; nrec < stop; nrec++) {
-        const unsigned char *p = d + pos;
-        uint32_t bone = p[0];
-        uint16_t flags = (uint16_t)(p[1] | p[2] << 8); /* LE, as ak_load_u16 */
-        if (bone >= bones || (flags & (uint16_t)~ANM_F_KNOWN) || (flags & ANM_F_MESH))
-            break;
-        per_bone[bone]++;
-        set_rec(&recs[nrec], pos, frame, bone, kind, flags);
-        /* Records of a chunk mostly share their flags: comparing with the
-         * last record's lets the processor predict where the next record
-         * starts instead of waiting for this one's flags (measured). */
-        if (flags != last_flags) {
-            last_flags = flags;
-            last_size = key_size[key_shape(flags)];
-        }
-        pos += last_size;
-    }
-    run->pos = pos;
-    run->nrec = nrec;
-    run->last_flags = last_flags;
-    run->last_size = last_size;
-    return nrec - first;
-}
-
-static size_t read_plain_keys(reader_state *st, chunk *c, size_t count)
-{
-    plain_run run = plain_run_start(st);
-    size_t k = plain_records(st, &run, c->frame, c->kind, count);
-    plain_run_end(st, &run);
-    if (k != SIZE_MAX)
-        c->count += k;
-    return k;
-}
-
-/* Records k.. of a chunk of `count` (§7, §8): runs of plain records read
- * while every remaining record would fit at its largest, the rest record
- * by record (the end of a short or damaged file, or a record with a mesh). */
+/* Records k.. of a chunk of `count` (§7, §8), one by one: the chunks the
+ * run below does not take (the first, FRM3, the end of a short or damaged
+ * file) and the rest of a chunk after a record with a mesh. */
 static int keys_from(reader_state *st, chunk *c, size_t k, size_t count)
 {
-    for (; k < count; k++) {
-        if (ak_left(&st->r) / ANM_KEY_MAX >= count - k) {
-            size_t n = read_plain_keys(st, c, count - k);
-            if (n == SIZE_MAX)
-                return 0;
-            if ((k += n) == count)
-                break;
-        }
+    for (; k < count; k++)
         if (!read_key(st, c))
             return 0;
-    }
     return 1;
 }
 
@@ -424,10 +369,11 @@ static int frame_width(uint32_t frms)
     return max <= 0xFFu ? 1 : max <= 0xFFFFu ? 2 : 4;
 }
 
-/* After the first chunk: room for as many records as the rest of the
- * input holds at the first chunk's density (never more than one per 3
- * bytes), instead of doubling from a few dozen. */
-static int presize_recs(reader_state *st, size_t start)
+/* After the first chunk with records: room for as many records and
+ * layout bytes as the rest of the input holds at the density so far
+ * (never more than a record per 3 bytes, or 3 layout bytes per 2),
+ * instead of doubling from a few dozen. */
+static int presize_lists(reader_state *st, size_t start)
 {
     const ak_reader *r = &st->r;
     size_t used = r->pos - start, left = r->size - r->pos;
@@ -436,65 +382,134 @@ static int presize_recs(reader_state *st, size_t start)
     size_t est = st->nrec + left / 3;
     if (left / used < est / st->nrec) /* no overflow: left / used <= left */
         est = st->nrec + st->nrec * (left / used + 1);
-    return est <= st->caprec || reserve_recs(st, est);
+    if (est > st->caprec && !reserve_recs(st, est))
+        return 0;
+    size_t lay = st->nlay + left + left / 2;
+    if (left / used < lay / st->nlay) /* nlay >= 13: a header and a record */
+        lay = st->nlay + st->nlay * (left / used + 1);
+    return room_for_layout(st, lay - st->nlay);
 }
 
-/* 1 if an FRM2 chunk starts at `p` (`left` bytes on) and every record
- * its count announces fits at its largest. */
-static inline int fitting_frm2(const unsigned char *p, size_t left)
+/* 1 if an FRM2 chunk starts at `p`, `left` bytes from the end, and the
+ * records its count announces fit at their smallest (else read_keys
+ * reports that count). */
+static inline int frm2_chunk_at(const unsigned char *p, size_t left)
 {
-    return left >= 7 && memcmp(p, "FRM2", 4) == 0 && (size_t)p[6] * ANM_KEY_MAX <= left - 7;
+    return left >= 7 && memcmp(p, "FRM2", 4) == 0 && (size_t)p[6] * 3 <= left - 7;
 }
 
-/* A run of FRM2 chunks each of whose records fit at their largest (most
- * files are one such run), read in one plain_run: per chunk, what is
- * left of the work is now about one record's. Stops before the first
- * chunk that does not fit, or within a chunk at the first record
- * plain_records would not take (keys_from reads the rest of that chunk). */
-static int read_frm2_run(reader_state *st, size_t start)
+/* Records the run below can still take without growing a list: each
+ * chunk takes at most count + 3 of these (count records; 9 + 4 x count
+ * layout bytes, counted in fours). */
+static inline size_t run_room(const reader_state *st)
 {
+    size_t recs = st->caprec - st->nrec, lay = (st->caplay - st->nlay) / 4;
+    return recs < lay ? recs : lay;
+}
+
+/* A run of FRM2 chunks (after the first, most files are one such run),
+ * read in one loop over chunks and records with what it needs in locals:
+ * the lists as write cursors and one budget for both (run_room). Through
+ * the reader state and a call per chunk, a file of one-record chunks (a
+ * bone or two keyed a frame) spent more on each chunk than on its record.
+ * Stops before the first chunk frm2_chunk_at does not take, or within a
+ * chunk at the first record that might not fit at its largest or has a
+ * mesh, a bad bone or unknown flags (keys_from reads or reports the rest
+ * of that chunk). */
+static int read_frm2_run(reader_state *st)
+{
+    const unsigned char *d = st->r.data;
     const size_t size = st->r.size;
-    plain_run run = plain_run_start(st);
-    const unsigned char *d = run.data;
-    while (fitting_frm2(d + run.pos, size - run.pos)) {
-        if (st->nchunk == 1) {
-            plain_run_end(st, &run);
-            if (!presize_recs(st, start))
+    const uint32_t bones = st->bones;
+    size_t *per_bone = st->bone_end + 1;
+    size_t pos = st->r.pos, room = run_room(st), last_size = key_size[0];
+    uint16_t last_flags = 0;
+    rec *x = st->recs + st->nrec;
+    unsigned char *lw = st->lay + st->nlay;
+    /* Where a record still fits at its largest: beyond, read_key reads
+     * with every bound checked (no record starts at 0). */
+    const size_t last_fit = size >= ANM_KEY_MAX ? size - ANM_KEY_MAX : 0;
+    while (frm2_chunk_at(d + pos, size - pos)) {
+        size_t count = d[pos + 6];
+        uint32_t frame = ak_peek_u16(d + pos + 4);
+        if (count + 3 > room) {
+            st->nrec = (size_t)(x - st->recs);
+            st->nlay = (size_t)(lw - st->lay);
+            if (!room_for_recs(st, count + 3) || !room_for_layout(st, 4 * (count + 3)))
                 return 0;
-            run.recs = st->recs;
-            run.cap = st->caprec;
+            x = st->recs + st->nrec;
+            lw = st->lay + st->nlay;
+            room = run_room(st);
         }
-        if (st->nchunk == st->capchunk && !grow_chunks(st))
-            return 0;
-        size_t count = d[run.pos + 6];
-        chunk *c = &st->chunks[st->nchunk++];
-        c->kind = ANM_TAG_FRM2;
-        c->frame = ak_peek_u16(d + run.pos + 4);
-        c->first = run.nrec;
-        run.pos += 7;
-        size_t k = plain_records(st, &run, c->frame, ANM_TAG_FRM2, count);
-        if (k == SIZE_MAX)
-            return 0;
-        c->count = k;
-        if (k < count) {
-            plain_run_end(st, &run);
-            return keys_from(st, c, k, count);
+        room -= count + 3;
+        lw[0] = ANM_TAG_FRM2;
+        ak_poke_u32(lw + 1, frame);
+        ak_poke_u32(lw + 5, (uint32_t)count); /* as announced: the loop reads all or leaves */
+        lw += ANM_LAYOUT_HEAD;
+        pos += 7;
+        rec *stop = x + count;
+        for (; x < stop; x++, lw += 4) {
+            if (pos > last_fit)
+                break;
+            const unsigned char *p = d + pos;
+            uint32_t bone = p[0];
+            uint16_t flags = (uint16_t)(p[1] | p[2] << 8); /* LE, as ak_load_u16 */
+            if (bone >= bones || (flags & (uint16_t)~ANM_F_KNOWN) || (flags & ANM_F_MESH))
+                break;
+            per_bone[bone]++;
+            set_rec(x, pos, frame, bone, ANM_TAG_FRM2, flags);
+            ak_poke_u32(lw, bone);
+            /* Records of a chunk mostly share their flags: comparing with the
+             * last record's lets the processor predict where the next record
+             * starts instead of waiting for this one's flags (measured). */
+            if (flags != last_flags) {
+                last_flags = flags;
+                last_size = key_size[key_shape(flags)];
+            }
+            pos += last_size;
+        }
+        if (x != stop) {
+            size_t k = count - (size_t)(stop - x);
+            st->r.pos = pos;
+            st->nrec = (size_t)(x - st->recs);
+            st->nlay = (size_t)(lw - st->lay);
+            chunk c = { ANM_TAG_FRM2, frame, st->nlay - 4 * k - ANM_LAYOUT_HEAD, k };
+            if (!keys_from(st, &c, k, count))
+                return 0;
+            close_chunk(st, &c);
+            return 1;
         }
     }
-    plain_run_end(st, &run);
+    st->r.pos = pos;
+    st->nrec = (size_t)(x - st->recs);
+    st->nlay = (size_t)(lw - st->lay);
     return 1;
 }
+
+/* The layout's first block: a byte per input byte, up to 4 KiB. Real
+ * files' layouts take at most about half that (t62.anm: 829 bytes for
+ * 1,611), so a small file's fits and leaves the job's stack scratch the
+ * room the records list needs; taken before that list, which then grows
+ * in place. */
+#define ANM_LAYOUT_FIRST 4096
 
 static int read_frames(reader_state *st)
 {
     ak_reader *r = &st->r;
-    size_t start = r->pos;
+    size_t start = r->pos, left = ak_left(r);
+    if (!room_for_layout(st, left < ANM_LAYOUT_FIRST ? left : ANM_LAYOUT_FIRST))
+        return 0;
     while (!r->failed && ak_left(r) > 0) {
-        if (st->nchunk == 1 && !presize_recs(st, start))
-            return 0;
+        /* After the first chunk with records, the lists are sized for the
+         * rest and the run takes over; until then, chunk by chunk. */
+        if (!st->presized && st->nrec) {
+            if (!presize_lists(st, start))
+                return 0;
+            st->presized = 1;
+        }
         size_t off = r->pos;
-        if (fitting_frm2(r->data + off, ak_left(r))) {
-            if (!read_frm2_run(st, start))
+        if (st->presized && frm2_chunk_at(r->data + off, ak_left(r))) {
+            if (!read_frm2_run(st))
                 return 0;
             continue;
         }
@@ -503,15 +518,17 @@ static int read_frames(reader_state *st)
         if (is_tag(r, "FRMN")) {
             ak_take(r, 4, NULL);
             uint32_t frame = ak_take_u32(r, "32-bit value");
-            chunk *c = r->failed ? NULL : new_chunk(st, ANM_TAG_FRMN, frame);
-            if (!c || !read_bones(st, c))
+            chunk c;
+            if (r->failed || !open_chunk(st, &c, ANM_TAG_FRMN, frame, 0) || !read_bones(st, &c))
                 return 0;
+            close_chunk(st, &c);
         } else if (is_tag(r, "FRM2")) {
             ak_take(r, 4, NULL);
             uint16_t frame = ak_take_u16(r, "16-bit value");
-            chunk *c = r->failed ? NULL : new_chunk(st, ANM_TAG_FRM2, frame);
-            if (!c || !read_keys(st, c))
+            chunk c;
+            if (r->failed || !open_chunk(st, &c, ANM_TAG_FRM2, frame, 0) || !read_keys(st, &c))
                 return 0;
+            close_chunk(st, &c);
         } else if (is_tag(r, "FRM3")) {
             if (st->frms == 0) {
                 ak_fail(st->job, AK_E_UNSUPPORTED, (int64_t)off,
@@ -523,9 +540,10 @@ static int read_frames(reader_state *st)
             uint32_t frame = w == 1   ? ak_take_u8(r, "byte")
                              : w == 2 ? ak_take_u16(r, "16-bit value")
                                       : ak_take_u32(r, "32-bit value");
-            chunk *c = r->failed ? NULL : new_chunk(st, ANM_TAG_FRM3, frame);
-            if (!c || !read_keys(st, c))
+            chunk c;
+            if (r->failed || !open_chunk(st, &c, ANM_TAG_FRM3, frame, 0) || !read_keys(st, &c))
                 return 0;
+            close_chunk(st, &c);
         } else {
             char t[20];
             tag_text(r->data + off, 4, t);
@@ -1063,27 +1081,12 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
     if (bad)
         ak_warn(job, -1, "%u MATR matrices are degenerate or not finite; their rotation reads as identity", bad);
 
-    /* Layout: chunk order, frame numbers and record order. */
-    size_t lsize = 9 * st->nchunk + 4 * st->nrec; /* every record lies in one chunk, in file order */
-    unsigned char *lay = ak_job_alloc_uninit(job, lsize, 1);
-    if (!lay)
-        return AK_E_NOMEM;
-    unsigned char *p = lay;
-    const rec *x = st->recs; /* in file order: each chunk's records follow the last one's */
-    for (size_t i = 0; i < st->nchunk; i++) {
-        const chunk *c = &st->chunks[i];
-        *p++ = c->kind;
-        ak_poke_u32(p, c->frame);
-        ak_poke_u32(p + 4, (uint32_t)c->count);
-        p += 8;
-        for (size_t k = 0; k < c->count; k++, x++, p += 4)
-            ak_poke_u32(p, x->bone);
-    }
-    s = ak_prop_set_bytes(doc, cp, ANM_P_LAYOUT, lay, lsize);
-    ak_job_free(job, lay);
-    if (s == AK_OK && st->nchunk) {
+    /* The layout (chunk order, frame numbers and record order), written
+     * as the chunks were read; its first byte is the first chunk's kind. */
+    s = ak_prop_set_bytes(doc, cp, ANM_P_LAYOUT, st->lay, st->nlay);
+    if (s == AK_OK && st->nlay) { /* a chunk was read */
         static const char *const names[] = { "FRMN", "FRM2", "FRM3" };
-        s = ak_prop_set_string(doc, cp, ANM_P_TAG, names[st->chunks[0].kind]);
+        s = ak_prop_set_string(doc, cp, ANM_P_TAG, names[st->lay[0]]);
     }
     if (s == AK_OK)
         s = ak_prop_set_int(doc, cp, ANM_P_MESH_KEYS, (int64_t)mesh_total);
@@ -1104,8 +1107,9 @@ static void reader_start(reader_state *st, ak_job *job, const unsigned char *byt
     st->recs = NULL;
     st->nrec = st->caprec = 0;
     st->mesh_bytes = 0;
-    st->chunks = NULL;
-    st->nchunk = st->capchunk = 0;
+    st->presized = 0;
+    st->lay = NULL;
+    st->nlay = st->caplay = 0;
     st->sorted = NULL;
     st->bone_end = NULL;
 }
@@ -1126,7 +1130,7 @@ ak_status anm_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc 
         ak_job_free(job, st.sorted);
     ak_job_free(job, st.bone_end);
     ak_job_free(job, st.recs);
-    ak_job_free(job, st.chunks);
+    ak_job_free(job, st.lay);
     if (s == AK_OK && ak_job_failed(job))
         s = AK_E_DATA;
     return s;

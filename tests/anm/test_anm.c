@@ -1186,6 +1186,161 @@ START_TEST(t_bad_input)
 }
 END_TEST
 
+/* ---- a long run of small chunks ---- */
+
+/* The file, and the layout property it should read as (§9: u8 kind, u32
+ * frame, u32 count, then a u32 bone per record), built side by side. */
+typedef struct run_file {
+    buf file, layout;
+    size_t keys[3][AK_CHANNELS];
+} run_file;
+
+static void run_chunk(run_file *r, uint32_t frame, unsigned count)
+{
+    b_tag(&r->file, "FRM2");
+    b_u16(&r->file, frame);
+    b_u8(&r->file, count);
+    b_u8(&r->layout, 1); /* FRM2 */
+    b_u32(&r->layout, frame);
+    b_u32(&r->layout, count);
+}
+
+/* A record's bone and flags; the caller adds its payloads. */
+static size_t run_record(run_file *r, unsigned bone, unsigned flags)
+{
+    size_t at = r->file.n;
+    b_u8(&r->file, bone);
+    b_u16(&r->file, flags);
+    b_u32(&r->layout, bone);
+    if (flags & ANM_F_POS)
+        r->keys[bone][AK_TRANSLATION]++;
+    if (flags & ANM_F_ROT)
+        r->keys[bone][AK_ROTATION]++;
+    if (flags & ANM_F_SCALE)
+        r->keys[bone][AK_SCALE]++;
+    if (flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF))
+        r->keys[bone][AK_VISIBILITY]++;
+    return at;
+}
+
+/* 2,000 one-record chunks after one of the densest records: the reader's
+ * run of FRM2 chunks outgrows the layout's first block and its estimate
+ * from the first chunk (so the list is grown and copied), hands the rest
+ * of a chunk to the record-by-record path at a mesh record and at the
+ * records of the last 39 bytes, and the file must read as built and
+ * write back byte for byte. A bad bone and bad flags deep in the run are
+ * reported at their own offsets; a read under any memory cap succeeds or
+ * fails cleanly. */
+START_TEST(t_frame_run)
+{
+    enum { CHUNKS = 2000 };
+    static const char *const bones[] = { "a", "b", "c" };
+    run_file r = { 0 };
+    b_header(&r.file, ANM_V60, CHUNKS + 2, bones, 3);
+    run_chunk(&r, 0, 3);
+    for (unsigned b = 0; b < 3; b++) {
+        run_record(&r, b, ANM_F_POS | ANM_F_ROT | ANM_F_SCALE);
+        for (int k = 0; k < 9; k++)
+            b_f32(&r.file, k < 3 ? 1.0f + (float)b : k < 6 ? 0.0f : 1.0f);
+    }
+    size_t bad_bone_at = 0, bad_flags_at = 0;
+    for (uint32_t f = 1; f <= CHUNKS; f++) {
+        if (f == CHUNKS / 2) {
+            run_chunk(&r, f, 3);
+            run_record(&r, 0, ANM_F_VIS_ON);
+            run_record(&r, 1, ANM_F_MESH);
+            b_u32(&r.file, 5);
+            b_put(&r.file, "mesh!", 5);
+            run_record(&r, 2, ANM_F_VIS_OFF);
+            continue;
+        }
+        run_chunk(&r, f, 1);
+        size_t at = run_record(&r, f % 3, f % 2 ? ANM_F_VIS_ON : ANM_F_VIS_OFF);
+        if (f == 1500)
+            bad_bone_at = at;
+        if (f == 1700)
+            bad_flags_at = at;
+    }
+    run_chunk(&r, CHUNKS + 1, 3);
+    for (unsigned b = 0; b < 3; b++) {
+        run_record(&r, b, ANM_F_ROT);
+        b_f32(&r.file, 0.1f * (float)b);
+        b_f32(&r.file, 0.0f);
+        b_f32(&r.file, 0.0f);
+    }
+    ck_assert_uint_gt(r.layout.n, 4096); /* past the layout's first block */
+
+    ak_registry *reg = reg_anm();
+    ak_doc *d = ak_test_read(reg, r.file.p, r.file.n, "run.anm");
+    const ak_clip *c = d->clips[0];
+    ck_assert_uint_eq(c->track_count, 3);
+    for (int b = 0; b < 3; b++)
+        for (int ch = 0; ch < AK_CHANNELS; ch++)
+            ck_assert_msg(c->tracks[b]->channel[ch].count == r.keys[b][ch], "bone %d channel %d: %zu keys, built %zu",
+                          b, ch, c->tracks[b]->channel[ch].count, r.keys[b][ch]);
+    const ak_prop *lay = ak_prop_get(&c->props, "anm.layout");
+    ck_assert(lay != NULL);
+    ck_assert(ak_test_same_bytes(r.layout.p, r.layout.n, lay->data, lay->size, "layout"));
+    const ak_prop *mesh = ak_prop_get(&c->tracks[1]->props, "anm.mesh");
+    ck_assert(mesh != NULL && mesh->size == 5 && memcmp(mesh->data, "mesh!", 5) == 0);
+    /* the last chunk's rotations, the last two read record by record */
+    const ak_channel *rot = &c->tracks[2]->channel[AK_ROTATION];
+    ck_assert_int_eq(rot->keys[rot->count - 1].tick, CHUNKS + 1);
+    ck_assert(fabs(rot->keys[rot->count - 1].v[0] - 0.2f) < 1e-7);
+    ck_assert(fabs(rot->keys[rot->count - 1].v[3] - sqrt(1.0 - 0.2f * 0.2f)) < 1e-7);
+    size_t n;
+    unsigned char *o = ak_test_write(reg, d, "anm", &n);
+    ck_assert(ak_test_same_bytes(r.file.p, r.file.n, o, n, "run of small chunks"));
+    ak_buffer_free(reg, o);
+    ak_doc_free(d);
+
+    unsigned char *bad = malloc(r.file.n);
+    ak_options opt = { sizeof opt, "anm", "run.anm", NULL, 0, 0 };
+    ak_report rep = { 0 };
+    memcpy(bad, r.file.p, r.file.n);
+    bad[bad_bone_at] = 7;
+    ck_assert_int_eq(ak_read(reg, bad, r.file.n, &opt, &d, &rep), AK_E_DATA);
+    ck_assert_int_eq(rep.offset, (int64_t)bad_bone_at);
+    ck_assert_msg(strstr(rep.message, "bone index 7") != NULL, "%s", rep.message);
+    /* Cut inside the last chunk's records: refused where the input ends,
+     * never read past it. */
+    for (size_t cut = 1; cut <= 3 * 15; cut++) {
+        memset(&rep, 0, sizeof rep);
+        d = NULL;
+        ck_assert_int_eq(ak_read(reg, r.file.p, r.file.n - cut, &opt, &d, &rep), AK_E_DATA);
+        ck_assert(d == NULL);
+        ck_assert_msg(rep.offset >= (int64_t)(r.file.n - 3 * 15) && rep.offset <= (int64_t)(r.file.n - cut),
+                      "cut %zu: offset %lld: %s", cut, (long long)rep.offset, rep.message);
+    }
+    memcpy(bad, r.file.p, r.file.n);
+    bad[bad_flags_at + 1] = 0x80;
+    memset(&rep, 0, sizeof rep);
+    ck_assert_int_eq(ak_read(reg, bad, r.file.n, &opt, &d, &rep), AK_E_UNSUPPORTED);
+    ck_assert_int_eq(rep.offset, (int64_t)bad_flags_at + 1);
+    free(bad);
+
+    /* Under a cap the lists' growth is refused somewhere in the run. */
+    int refused = 0;
+    for (size_t cap = 4096; cap < 8 * r.file.n; cap += cap / 8) {
+        ak_options capped = { sizeof capped, "anm", "run.anm", NULL, cap, 0 };
+        ak_doc *cd = NULL;
+        memset(&rep, 0, sizeof rep);
+        ak_status st = ak_read(reg, r.file.p, r.file.n, &capped, &cd, &rep);
+        if (st == AK_OK) {
+            ak_doc_free(cd);
+            continue;
+        }
+        ck_assert_msg(st == AK_E_LIMIT || st == AK_E_NOMEM, "cap %zu: %s", cap, rep.message);
+        ck_assert(cd == NULL);
+        refused++;
+    }
+    ck_assert_int_gt(refused, 0);
+    ak_registry_free(reg);
+    free(r.file.p);
+    free(r.layout.p);
+}
+END_TEST
+
 START_TEST(t_bad_params)
 {
     static const char *const bones[] = { "a" };
@@ -1232,6 +1387,7 @@ int main(void)
     tcase_add_test(tc, t_handbuilt);
     tcase_add_test(tc, t_out_of_order_keys);
     tcase_add_test(tc, t_bad_input);
+    tcase_add_test(tc, t_frame_run);
     tcase_add_test(tc, t_bad_params);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
