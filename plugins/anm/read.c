@@ -285,9 +285,9 @@ static int read_key(reader_state *st, chunk *c)
  * three float[3] payloads. */
 #define ANM_KEY_MAX 39
 
-/* Records k.. of a chunk of `count` (§7, §8), one by one: the chunks the
- * run below does not take (the first, FRM3, the end of a short or damaged
- * file) and the rest of a chunk after a record with a mesh. */
+/* Records k.. of a chunk of `count` (§7, §8), one by one: FRM3 chunks,
+ * and what the run below leaves of an FRM2 chunk (from a record with a
+ * mesh, or near the end of the input). */
 static int keys_from(reader_state *st, chunk *c, size_t k, size_t count)
 {
     for (; k < count; k++)
@@ -407,16 +407,17 @@ static inline size_t run_room(const reader_state *st)
     return recs < lay ? recs : lay;
 }
 
-/* A run of FRM2 chunks (after the first, most files are one such run),
- * read in one loop over chunks and records with what it needs in locals:
- * the lists as write cursors and one budget for both (run_room). Through
- * the reader state and a call per chunk, a file of one-record chunks (a
- * bone or two keyed a frame) spent more on each chunk than on its record.
- * Stops before the first chunk frm2_chunk_at does not take, or within a
+/* A run of FRM2 chunks (most files are one such run), read in one loop
+ * over chunks and records with what it needs in locals: the lists as
+ * write cursors and one budget for both (run_room). Through the reader
+ * state and a call per chunk, a file of one-record chunks (a bone or two
+ * keyed a frame) spent more on each chunk than on its record. The first
+ * time the budget runs out, the lists are sized for the rest of the file
+ * (presize_lists) at the density read so far. Stops before the first chunk frm2_chunk_at does not take, or within a
  * chunk at the first record that might not fit at its largest or has a
  * mesh, a bad bone or unknown flags (keys_from reads or reports the rest
  * of that chunk). */
-static int read_frm2_run(reader_state *st)
+static int read_frm2_run(reader_state *st, size_t start)
 {
     const unsigned char *d = st->r.data;
     const size_t size = st->r.size;
@@ -433,8 +434,14 @@ static int read_frm2_run(reader_state *st)
         size_t count = d[pos + 6];
         uint32_t frame = ak_peek_u16(d + pos + 4);
         if (count + 3 > room) {
+            st->r.pos = pos;
             st->nrec = (size_t)(x - st->recs);
             st->nlay = (size_t)(lw - st->lay);
+            if (!st->presized && st->nrec) {
+                if (!presize_lists(st, start))
+                    return 0;
+                st->presized = 1;
+            }
             if (!room_for_recs(st, count + 3) || !room_for_layout(st, 4 * (count + 3)))
                 return 0;
             x = st->recs + st->nrec;
@@ -490,26 +497,25 @@ static int read_frm2_run(reader_state *st)
  * files' layouts take at most about half that (t62.anm: 829 bytes for
  * 1,611), so a small file's fits and leaves the job's stack scratch the
  * room the records list needs; taken before that list, which then grows
- * in place. */
+ * in place. Both lists exist before the first chunk: the run's cursors
+ * start from them. */
 #define ANM_LAYOUT_FIRST 4096
 
 static int read_frames(reader_state *st)
 {
     ak_reader *r = &st->r;
     size_t start = r->pos, left = ak_left(r);
-    if (!room_for_layout(st, left < ANM_LAYOUT_FIRST ? left : ANM_LAYOUT_FIRST))
+    if (!room_for_layout(st, left < ANM_LAYOUT_FIRST ? left : ANM_LAYOUT_FIRST) || !room_for_recs(st, 1))
         return 0;
     while (!r->failed && ak_left(r) > 0) {
-        /* After the first chunk with records, the lists are sized for the
-         * rest and the run takes over; until then, chunk by chunk. */
-        if (!st->presized && st->nrec) {
+        if (!st->presized && st->nrec) { /* after chunks the run did not read */
             if (!presize_lists(st, start))
                 return 0;
             st->presized = 1;
         }
         size_t off = r->pos;
-        if (st->presized && frm2_chunk_at(r->data + off, ak_left(r))) {
-            if (!read_frm2_run(st))
+        if (frm2_chunk_at(r->data + off, ak_left(r))) {
+            if (!read_frm2_run(st, start))
                 return 0;
             continue;
         }
