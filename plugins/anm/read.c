@@ -144,15 +144,22 @@ static inline int room_for_layout(reader_state *st, size_t n)
     return n <= st->caplay - st->nlay || grow_layout(st, n);
 }
 
-/* Opens chunk `c` with room in the layout for its header and `records`
- * records (more are made room for one by one). */
-static inline int open_chunk(reader_state *st, chunk *c, uint8_t kind, uint32_t frame, size_t records)
+/* A chunk's layout header at `h`; the count is set again when a chunk
+ * read record by record closes. */
+static inline void put_chunk_head(unsigned char *h, uint8_t kind, uint32_t frame, size_t count)
 {
-    if (!room_for_layout(st, ANM_LAYOUT_HEAD + 4 * records))
-        return 0;
-    unsigned char *h = st->lay + st->nlay;
     h[0] = kind;
     ak_poke_u32(h + 1, frame);
+    ak_poke_u32(h + 5, (uint32_t)count);
+}
+
+/* Opens chunk `c` with its header in the layout (its records make room
+ * for themselves, one by one). */
+static inline int open_chunk(reader_state *st, chunk *c, uint8_t kind, uint32_t frame)
+{
+    if (!room_for_layout(st, ANM_LAYOUT_HEAD))
+        return 0;
+    put_chunk_head(st->lay + st->nlay, kind, frame, 0);
     c->kind = kind;
     c->frame = frame;
     c->head = st->nlay;
@@ -407,6 +414,24 @@ static inline size_t run_room(const reader_state *st)
     return recs < lay ? recs : lay;
 }
 
+/* The reader state brought up to the run's cursors. */
+static inline void run_sync(reader_state *st, size_t pos, const rec *x, const unsigned char *lw)
+{
+    st->r.pos = pos;
+    st->nrec = (size_t)(x - st->recs);
+    st->nlay = (size_t)(lw - st->lay);
+}
+
+/* The lists sized for the rest of the file, once, after the first chunk
+ * that gives records (presize_lists). */
+static inline int presize_once(reader_state *st, size_t start)
+{
+    if (st->presized || !st->nrec)
+        return 1;
+    st->presized = 1;
+    return presize_lists(st, start);
+}
+
 /* A run of FRM2 chunks (most files are one such run), read in one loop
  * over chunks and records with what it needs in locals: the lists as
  * write cursors and one budget for both (run_room). Through the reader
@@ -434,24 +459,15 @@ static int read_frm2_run(reader_state *st, size_t start)
         size_t count = d[pos + 6];
         uint32_t frame = ak_peek_u16(d + pos + 4);
         if (count + 3 > room) {
-            st->r.pos = pos;
-            st->nrec = (size_t)(x - st->recs);
-            st->nlay = (size_t)(lw - st->lay);
-            if (!st->presized && st->nrec) {
-                if (!presize_lists(st, start))
-                    return 0;
-                st->presized = 1;
-            }
-            if (!room_for_recs(st, count + 3) || !room_for_layout(st, 4 * (count + 3)))
+            run_sync(st, pos, x, lw);
+            if (!presize_once(st, start) || !room_for_recs(st, count + 3) || !room_for_layout(st, 4 * (count + 3)))
                 return 0;
             x = st->recs + st->nrec;
             lw = st->lay + st->nlay;
             room = run_room(st);
         }
         room -= count + 3;
-        lw[0] = ANM_TAG_FRM2;
-        ak_poke_u32(lw + 1, frame);
-        ak_poke_u32(lw + 5, (uint32_t)count); /* as announced: the loop reads all or leaves */
+        put_chunk_head(lw, ANM_TAG_FRM2, frame, count); /* as announced: the loop reads all or leaves */
         lw += ANM_LAYOUT_HEAD;
         pos += 7;
         rec *stop = x + count;
@@ -477,9 +493,7 @@ static int read_frm2_run(reader_state *st, size_t start)
         }
         if (x != stop) {
             size_t k = count - (size_t)(stop - x);
-            st->r.pos = pos;
-            st->nrec = (size_t)(x - st->recs);
-            st->nlay = (size_t)(lw - st->lay);
+            run_sync(st, pos, x, lw);
             chunk c = { ANM_TAG_FRM2, frame, st->nlay - 4 * k - ANM_LAYOUT_HEAD, k };
             if (!keys_from(st, &c, k, count))
                 return 0;
@@ -487,9 +501,7 @@ static int read_frm2_run(reader_state *st, size_t start)
             return 1;
         }
     }
-    st->r.pos = pos;
-    st->nrec = (size_t)(x - st->recs);
-    st->nlay = (size_t)(lw - st->lay);
+    run_sync(st, pos, x, lw);
     return 1;
 }
 
@@ -508,11 +520,8 @@ static int read_frames(reader_state *st)
     if (!room_for_layout(st, left < ANM_LAYOUT_FIRST ? left : ANM_LAYOUT_FIRST) || !room_for_recs(st, 1))
         return 0;
     while (!r->failed && ak_left(r) > 0) {
-        if (!st->presized && st->nrec) { /* after chunks the run did not read */
-            if (!presize_lists(st, start))
-                return 0;
-            st->presized = 1;
-        }
+        if (!presize_once(st, start)) /* after chunks the run did not read */
+            return 0;
         size_t off = r->pos;
         if (frm2_chunk_at(r->data + off, ak_left(r))) {
             if (!read_frm2_run(st, start))
@@ -525,14 +534,14 @@ static int read_frames(reader_state *st)
             ak_take(r, 4, NULL);
             uint32_t frame = ak_take_u32(r, "32-bit value");
             chunk c;
-            if (r->failed || !open_chunk(st, &c, ANM_TAG_FRMN, frame, 0) || !read_bones(st, &c))
+            if (r->failed || !open_chunk(st, &c, ANM_TAG_FRMN, frame) || !read_bones(st, &c))
                 return 0;
             close_chunk(st, &c);
         } else if (is_tag(r, "FRM2")) {
             ak_take(r, 4, NULL);
             uint16_t frame = ak_take_u16(r, "16-bit value");
             chunk c;
-            if (r->failed || !open_chunk(st, &c, ANM_TAG_FRM2, frame, 0) || !read_keys(st, &c))
+            if (r->failed || !open_chunk(st, &c, ANM_TAG_FRM2, frame) || !read_keys(st, &c))
                 return 0;
             close_chunk(st, &c);
         } else if (is_tag(r, "FRM3")) {
@@ -547,7 +556,7 @@ static int read_frames(reader_state *st)
                              : w == 2 ? ak_take_u16(r, "16-bit value")
                                       : ak_take_u32(r, "32-bit value");
             chunk c;
-            if (r->failed || !open_chunk(st, &c, ANM_TAG_FRM3, frame, 0) || !read_keys(st, &c))
+            if (r->failed || !open_chunk(st, &c, ANM_TAG_FRM3, frame) || !read_keys(st, &c))
                 return 0;
             close_chunk(st, &c);
         } else {
