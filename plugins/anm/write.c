@@ -977,11 +977,57 @@ static void emit_name(wctx *w, const wtrack *wt)
     ak_put(w->out, t->bone, len);
 }
 
+/* The clip's properties this writer reads. */
+typedef struct clip_props {
+    const ak_prop *version, *tag, *fps, *frms, *layout, *form, *cmnt_count;
+} clip_props;
+
+/* Found in one walk, as find_track_props does for a track: seven lookups
+ * by name compared every key of the list in turn (a sixth of writing the
+ * 68-byte file). All but one begin with "anm.", so the letter after it
+ * picks the one or four names to compare. The first of equal keys wins,
+ * as with ak_prop_get. */
+static clip_props find_clip_props(const ak_props *props)
+{
+    clip_props cp = { 0 };
+    for (size_t i = 0; i < props->count; i++) {
+        const ak_prop *p = &props->items[i];
+        const char *k = p->key;
+        if (k[0] != 'a' || k[1] != 'n' || k[2] != 'm' || k[3] != '.')
+            continue;
+        const ak_prop **slot = NULL;
+        switch (k[4]) {
+        case 'v': slot = !strcmp(k, ANM_P_VERSION) ? &cp.version : NULL; break;
+        case 'l': slot = !strcmp(k, ANM_P_LAYOUT) ? &cp.layout : NULL; break;
+        case 'c': slot = !strcmp(k, ANM_P_CMNT_COUNT) ? &cp.cmnt_count : NULL; break;
+        case 'f':
+            if (!strcmp(k, ANM_P_FPS))
+                slot = &cp.fps;
+            else if (!strcmp(k, ANM_P_FRMS))
+                slot = &cp.frms;
+            else if (!strcmp(k, ANM_P_TAG))
+                slot = &cp.tag;
+            else if (!strcmp(k, ANM_P_FORM))
+                slot = &cp.form;
+            break;
+        }
+        if (slot && !*slot)
+            *slot = p;
+    }
+    return cp;
+}
+
+static int64_t int_or(const ak_prop *p, int64_t fallback)
+{
+    return p && p->type == AK_PROP_INT ? p->i : fallback;
+}
+
 static ak_status write_clip(wctx *w)
 {
     const ak_clip *clip = w->clip;
     const ak_props *cp = &clip->props;
-    const ak_prop *vp = ak_prop_get(cp, ANM_P_VERSION);
+    const clip_props found = find_clip_props(cp);
+    const ak_prop *vp = found.version;
     uint32_t stored = 0;
     if (vp && vp->type == AK_PROP_INT &&
         (vp->i == ANM_V30 || vp->i == ANM_V40 || vp->i == ANM_V50 || vp->i == ANM_V60 || vp->i == ANM_V61))
@@ -989,7 +1035,7 @@ static ak_status write_clip(wctx *w)
     ak_status s = parse_variant(w, stored);
     if (s != AK_OK)
         return s;
-    const ak_prop *tp = ak_prop_get(cp, ANM_P_TAG);
+    const ak_prop *tp = found.tag;
     w->default_tag = w->version < ANM_V60 ? ANM_TAG_FRMN : ANM_TAG_FRM2;
     if (tp && tp->type == AK_PROP_STRING && stored && w->version == stored) {
         if (!strcmp((const char *)tp->data, "FRMN"))
@@ -1006,7 +1052,7 @@ static ak_status write_clip(wctx *w)
     if (ak_job_param(w->job, "fps")) {
         if (!(fps > 0) || !isfinite(fps))
             return ak_fail(w->job, AK_E_USAGE, -1, "parameter fps must be a positive number");
-    } else if (ak_prop_get(cp, ANM_P_FPS) && clip->tick_rate > 0 && isfinite(clip->tick_rate)) {
+    } else if (found.fps && clip->tick_rate > 0 && isfinite(clip->tick_rate)) {
         fps = clip->tick_rate;
     } else {
         fps = 30;
@@ -1088,8 +1134,8 @@ static ak_status write_clip(wctx *w)
                 "were dropped (a higher fps keeps them)",
                 w->merged, fps);
 
-    const ak_prop *fp = ak_prop_get(cp, ANM_P_FRMS);
-    const ak_prop *lp = ak_prop_get(cp, ANM_P_LAYOUT);
+    const ak_prop *fp = found.frms;
+    const ak_prop *lp = found.layout;
     int layout = layout_matches(w, lp);
     if (layout < 0)
         return nomem(w);
@@ -1119,12 +1165,12 @@ static ak_status write_clip(wctx *w)
     ak_sink *out = w->out;
     ak_put(out, "EANM", 4);
     ak_put_u32(out, w->version);
-    int64_t form = ak_prop_int(cp, ANM_P_FORM, -1);
+    int64_t form = int_or(found.form, -1);
     if (form == 0 && w->ntr == 0)
         return AK_OK;
     ak_put(out, "FRMS", 4);
     ak_put_u32(out, w->frms);
-    int64_t ncmnt = ak_prop_int(cp, ANM_P_CMNT_COUNT, 0);
+    int64_t ncmnt = int_or(found.cmnt_count, 0);
     for (int64_t i = 0; i < ncmnt && i < 65536; i++) {
         char key[32];
         snprintf(key, sizeof key, "%s%lld", ANM_P_CMNT, (long long)i);
