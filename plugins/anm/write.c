@@ -1022,6 +1022,22 @@ static int64_t int_or(const ak_prop *p, int64_t fallback)
     return p && p->type == AK_PROP_INT ? p->i : fallback;
 }
 
+/* The frame tag a string property names (FRMN, FRM2 or FRM3, the whole
+ * string), or -1. Its bytes are a NUL-terminated copy, so the byte after
+ * four is there to test. */
+static int stored_tag(const ak_prop *tp)
+{
+    const unsigned char *d = tp->data;
+    if (tp->size < 4 || d[0] != 'F' || d[1] != 'R' || d[2] != 'M' || d[4] != 0)
+        return -1;
+    switch (d[3]) {
+    case 'N': return ANM_TAG_FRMN;
+    case '2': return ANM_TAG_FRM2;
+    case '3': return ANM_TAG_FRM3;
+    }
+    return -1;
+}
+
 static ak_status write_clip(wctx *w)
 {
     const ak_clip *clip = w->clip;
@@ -1038,12 +1054,9 @@ static ak_status write_clip(wctx *w)
     const ak_prop *tp = found.tag;
     w->default_tag = w->version < ANM_V60 ? ANM_TAG_FRMN : ANM_TAG_FRM2;
     if (tp && tp->type == AK_PROP_STRING && stored && w->version == stored) {
-        if (!strcmp((const char *)tp->data, "FRMN"))
-            w->default_tag = ANM_TAG_FRMN;
-        else if (!strcmp((const char *)tp->data, "FRM3"))
-            w->default_tag = ANM_TAG_FRM3;
-        else if (!strcmp((const char *)tp->data, "FRM2"))
-            w->default_tag = ANM_TAG_FRM2;
+        int tag = stored_tag(tp);
+        if (tag >= 0)
+            w->default_tag = tag;
     }
 
     double fps = ak_job_param_number(w->job, "fps", 0);

@@ -1070,6 +1070,81 @@ static const ak_key *key_in_force(const ak_channel *ch, int64_t tick)
     return k;
 }
 
+/* The clip properties a writer honours, set by hand on a built document
+ * (no layout, so the chunks are laid out anew): anm.frame_tag names the
+ * first frame chunk's tag only as the whole string FRMN, FRM2 or FRM3 and
+ * only beside the anm.version it was read with; anm.form 0 on a clip
+ * without tracks is a header-only file; anm.cmnt.count says how many
+ * anm.cmnt.N to write. Expected bytes follow the layout of §2 of the
+ * fact sheet: EANM, version, FRMS, count, then BMAP. */
+static size_t first_frame_tag_at(const unsigned char *o) { return 24 + 4 + ak_load_u32(o + 24); }
+
+START_TEST(t_clip_props_honoured)
+{
+    static const struct {
+        int version_prop, bytes;
+        const char *tag, *expect;
+    } cases[] = {
+        { 1, 0, "FRMN", "FRMN" }, { 1, 0, "FRM3", "FRM3" }, { 1, 0, "FRM2", "FRM2" },
+        { 1, 0, "FRM", "FRM2" },  { 1, 0, "FRM3X", "FRM2" }, { 1, 0, "frm3", "FRM2" },
+        { 1, 0, "", "FRM2" },     { 1, 1, "FRM3", "FRM2" },  { 0, 0, "FRMN", "FRM2" },
+    };
+    ak_registry *reg = reg_anm();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ak_doc *doc = interleaved_doc(0);
+        ak_clip *clip = doc->clips[0];
+        ck_assert_int_eq(ak_prop_set_float(doc, &clip->props, "anm.fps", 30), AK_OK);
+        if (cases[i].version_prop)
+            ck_assert_int_eq(ak_prop_set_int(doc, &clip->props, "anm.version", ANM_V60), AK_OK);
+        ak_status st = cases[i].bytes ? ak_prop_set_bytes(doc, &clip->props, "anm.frame_tag", cases[i].tag, 4)
+                                      : ak_prop_set_string(doc, &clip->props, "anm.frame_tag", cases[i].tag);
+        ck_assert_int_eq(st, AK_OK);
+        ak_report rep = { 0 };
+        size_t n;
+        unsigned char *o = write_params(reg, doc, NULL, &n, &rep);
+        ck_assert_uint_eq(ak_load_u32(o + 4), ANM_V60);
+        size_t at = first_frame_tag_at(o);
+        ck_assert_uint_le(at + 4, n);
+        ck_assert_msg(memcmp(o + at, cases[i].expect, 4) == 0, "case %zu (%s): first frame chunk %.4s", i,
+                      cases[i].tag, (const char *)o + at);
+        ak_buffer_free(reg, o);
+        ak_doc_free(doc);
+    }
+    /* anm.form 0 without tracks: EANM and the version only. */
+    ak_doc *empty = ak_doc_new();
+    ak_clip *clip = ak_clip_add(empty, "none");
+    ck_assert_int_eq(ak_prop_set_int(empty, &clip->props, "anm.version", ANM_V40), AK_OK);
+    ck_assert_int_eq(ak_prop_set_int(empty, &clip->props, "anm.form", 0), AK_OK);
+    ak_report rep = { 0 };
+    size_t n;
+    unsigned char *o = write_params(reg, empty, NULL, &n, &rep);
+    ck_assert_uint_eq(n, 8);
+    ck_assert(memcmp(o, "EANM", 4) == 0);
+    ck_assert_uint_eq(ak_load_u32(o + 4), ANM_V40);
+    ak_buffer_free(reg, o);
+    /* Two comments counted, the second given as bytes: both follow FRMS,
+     * and a file that has them is more than a placeholder, so an empty
+     * BMAP closes it. */
+    ck_assert_int_eq(ak_prop_set_int(empty, &clip->props, "anm.form", 1), AK_OK);
+    ck_assert_int_eq(ak_prop_set_int(empty, &clip->props, "anm.cmnt.count", 2), AK_OK);
+    ck_assert_int_eq(ak_prop_set_string(empty, &clip->props, "anm.cmnt.0", "hi"), AK_OK);
+    ck_assert_int_eq(ak_prop_set_bytes(empty, &clip->props, "anm.cmnt.1", "a\0b", 3), AK_OK);
+    o = write_params(reg, empty, NULL, &n, &rep);
+    ck_assert_uint_eq(n, 16 + 6 + 2 + 6 + 3 + 8);
+    ck_assert(memcmp(o + 16, "CMNT", 4) == 0);
+    ck_assert_uint_eq(ak_load_u16(o + 20), 2);
+    ck_assert(memcmp(o + 22, "hi", 2) == 0);
+    ck_assert(memcmp(o + 24, "CMNT", 4) == 0);
+    ck_assert_uint_eq(ak_load_u16(o + 28), 3);
+    ck_assert(memcmp(o + 30, "a\0b", 3) == 0);
+    ck_assert(memcmp(o + 33, "BMAP", 4) == 0);
+    ck_assert_uint_eq(ak_load_u32(o + 37), 0);
+    ak_buffer_free(reg, o);
+    ak_doc_free(empty);
+    ak_registry_free(reg);
+}
+END_TEST
+
 START_TEST(t_out_of_order_keys)
 {
     ak_registry *reg = reg_anm();
@@ -1385,6 +1460,7 @@ int main(void)
     tcase_add_test(tc, t_edit_frmn_corpus);
     tcase_add_test(tc, t_convert_corpus);
     tcase_add_test(tc, t_handbuilt);
+    tcase_add_test(tc, t_clip_props_honoured);
     tcase_add_test(tc, t_out_of_order_keys);
     tcase_add_test(tc, t_bad_input);
     tcase_add_test(tc, t_frame_run);
