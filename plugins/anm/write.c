@@ -983,7 +983,7 @@ typedef struct clip_props {
 } clip_props;
 
 /* Found in one walk, as find_track_props does for a track: seven lookups
- * by name compared every key of the list in turn (a sixth of writing the
+ * by name compared every key of the list in turn (a fifth of writing the
  * 68-byte file). All but one begin with "anm.", so the letter after it
  * picks the one or four names to compare. The first of equal keys wins,
  * as with ak_prop_get. */
