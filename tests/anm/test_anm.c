@@ -1075,8 +1075,8 @@ static const ak_key *key_in_force(const ak_channel *ch, int64_t tick)
  * first frame chunk's tag only as the whole string FRMN, FRM2 or FRM3 and
  * only beside the anm.version it was read with; anm.form 0 on a clip
  * without tracks is a header-only file; anm.cmnt.count says how many
- * anm.cmnt.N to write. Expected bytes follow the layout of §2 of the
- * fact sheet: EANM, version, FRMS, count, then BMAP. */
+ * anm.cmnt.N to write. Expected bytes follow §1-§5 of the fact sheet:
+ * EANM, version, FRMS and its count, CMNT (u16 size, text), then BMAP. */
 static size_t first_frame_tag_at(const unsigned char *o) { return 24 + 4 + ak_load_u32(o + 24); }
 
 START_TEST(t_clip_props_honoured)
