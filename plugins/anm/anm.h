@@ -21,6 +21,10 @@
 /* Frame chunk kinds, as stored in the layout prop. */
 enum { ANM_TAG_FRMN = 0, ANM_TAG_FRM2 = 1, ANM_TAG_FRM3 = 2 };
 
+/* Each kind's tag, as the reader names it in ANM_P_TAG and the writer
+ * reads it back (indexed by ANM_TAG_*). */
+static const char anm_tag_names[3][5] = { "FRMN", "FRM2", "FRM3" };
+
 /* FRM2/FRM3 key flags (§8). FRMN records get the same bits synthesised
  * (MATR = 0x01|0x02, det < 0 = 0x04, VISI = 0x08/0x10, MESH = 0x20,
  * non-unit MATR rows = 0x40). */

@@ -1108,8 +1108,7 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
      * as the chunks were read; its first byte is the first chunk's kind. */
     s = ak_prop_set_bytes(doc, cp, ANM_P_LAYOUT, st->lay, st->nlay);
     if (s == AK_OK && st->nlay) { /* a chunk was read */
-        static const char *const names[] = { "FRMN", "FRM2", "FRM3" };
-        s = ak_prop_set_string(doc, cp, ANM_P_TAG, names[st->lay[0]]);
+        s = ak_prop_set_string(doc, cp, ANM_P_TAG, anm_tag_names[st->lay[0]]);
     }
     if (s == AK_OK)
         s = ak_prop_set_int(doc, cp, ANM_P_MESH_KEYS, (int64_t)mesh_total);

@@ -1022,19 +1022,14 @@ static int64_t int_or(const ak_prop *p, int64_t fallback)
     return p && p->type == AK_PROP_INT ? p->i : fallback;
 }
 
-/* The frame tag a string property names (FRMN, FRM2 or FRM3, the whole
- * string), or -1. Its bytes are a NUL-terminated copy, so the byte after
- * four is there to test. */
+/* The frame tag a string property names (one of anm_tag_names, the whole
+ * string), or -1. Its bytes are a NUL-terminated copy, so with four or
+ * more of them the compare may take the terminator too. */
 static int stored_tag(const ak_prop *tp)
 {
-    const unsigned char *d = tp->data;
-    if (tp->size < 4 || d[0] != 'F' || d[1] != 'R' || d[2] != 'M' || d[4] != 0)
-        return -1;
-    switch (d[3]) {
-    case 'N': return ANM_TAG_FRMN;
-    case '2': return ANM_TAG_FRM2;
-    case '3': return ANM_TAG_FRM3;
-    }
+    for (int t = 0; tp->size >= 4 && t < 3; t++)
+        if (memcmp(tp->data, anm_tag_names[t], 5) == 0)
+            return t;
     return -1;
 }
 
