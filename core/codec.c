@@ -241,12 +241,16 @@ static void count_losses(const ak_doc *doc, unsigned caps, losses *l)
     memset(l, 0, sizeof *l);
     if ((caps & AK_TRACK_CAPS) == AK_TRACK_CAPS)
         return;
+    /* Key counts only when some channel is lost: a format that keeps them
+     * all (most) then reads no channel of a many-bone clip's tracks. */
+    const unsigned channel_caps = AK_CAP_TRANSLATION | AK_CAP_SCALE | AK_CAP_VISIBILITY;
+    int count_keys = (caps & channel_caps) != channel_caps;
     for (size_t i = 0; i < doc->clip_count; i++) {
         const ak_clip *clip = doc->clips[i];
         l->events += clip->event_count;
         for (size_t t = 0; t < clip->track_count; t++) {
             const ak_track *tr = clip->tracks[t];
-            for (int c = 0; c < AK_CHANNELS; c++)
+            for (int c = 0; count_keys && c < AK_CHANNELS; c++)
                 l->keys[c] += tr->channel[c].count;
             l->ids += tr->has_bone_id;
             l->weights += tr->weight != 1.0;

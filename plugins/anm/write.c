@@ -57,6 +57,9 @@ typedef struct wtrack {
                       * recs is either this, NULL or an allocation of the track's own (drop_records) */
     size_t hint; /* find_rec: where the next record is likely */
     const ak_key *clean_end[AK_CHANNELS]; /* keys before this one are untouched (asked once) */
+    int idle; /* no keys and no stored records: nothing to prepare, no natural records (most
+               * bones of a FRMN file: citroen_bodyback's 43 unkeyed bones were a quarter of
+               * writing it) */
 } wtrack;
 
 typedef struct wctx {
@@ -1079,15 +1082,18 @@ static ak_status write_clip(wctx *w)
     for (size_t t = 0; t < w->ntr; t++) {
         wtrack *wt = &w->tr[t];
         wt->t = clip->tracks[t];
+        size_t track_keys = 0;
         for (int c = 0; c < AK_CHANNELS; c++) {
             const ak_channel *ch = &wt->t->channel[c];
-            keys += ch->count;
+            track_keys += ch->count;
             wt->clean_end[c] = ch->count ? ch->keys + ak_keys_unchanged(ch->keys, ch->count) : NULL;
         }
+        keys += track_keys;
         find_track_props(wt);
         wt->records = records_prop(wt);
         if (wt->records)
             nstored += wt->records->size / ANM_EXTRA_SIZE;
+        wt->idle = !track_keys && !wt->records_any;
     }
     /* Stored records are 16 bytes as channel entries are: both fit a
      * block of channel entries. */
@@ -1115,6 +1121,8 @@ static ak_status write_clip(wctx *w)
     int any = 0;
     for (size_t t = 0; t < w->ntr; t++) {
         wtrack *wt = &w->tr[t];
+        if (wt->idle)
+            continue;
         for (int c = 0; c < AK_CHANNELS && s == AK_OK; c++) {
             s = prepare_channel(w, wt, c, wch_at);
             wch_at += wt->t->channel[c].count;
