@@ -2,7 +2,8 @@
 # bench-check.sh - the benchmark runs and its figures are real: every file
 # it is given gets a line, each decoded to keys, each same-format write,
 # each rebuilt copy (the build-alone figure) and each way back from .glb
-# byte-identical to the file, and the document
+# byte-identical to the file, a write floor for each file that has a
+# writer, and the document
 # memory it reports no less than the key structs alone. One quick round
 # each (the figures themselves are not judged here; see README,
 # "Performance").
@@ -51,6 +52,10 @@ for run, start in enumerate(runs):
         if not r["build_mb_s"] > 0 or r["build_identical"] is not (None if r["write_mb_s"] is None else True):
             bad.append("%s: build alone %s MB/s, its copy written back identical: %s"
                        % (name, r["build_mb_s"], r["build_identical"]))
+        # The write floor is measured for every file that has a writer, and only those.
+        if (r["floor_write_mb_s"] is None) != (r["write_mb_s"] is None) or \
+                (r["floor_write_mb_s"] is not None and not r["floor_write_mb_s"] > 0):
+            bad.append("%s: write %s MB/s, floor write %s MB/s" % (name, r["write_mb_s"], r["floor_write_mb_s"]))
         if r.get("glb_back_identical") is False:
             bad.append("%s: file -> .glb -> file is not byte-identical" % name)
     mem = [l for l in lines[start + 1:] if "memory_file" in l][:1]

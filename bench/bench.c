@@ -3,7 +3,9 @@
  * file: size, keys, read and same-format write throughput (best of N
  * rounds), how fast the same document is built through the plugin API
  * alone (rebuild.c: the floor under the read) and whether that copy writes
- * the file again, whether the write is byte-identical, how fast the document
+ * the file again, whether the write is byte-identical, the floor under
+ * the write (rebuild.c: the document checked as any writer must, the
+ * file's bytes put in one call), how fast the document
  * dumps as JSON and how fast that JSON reads back (the json plugin), how
  * fast it writes and reads back as .glb (the gltf plugin; MB/s of the
  * .glb) and whether that way back writes the original bytes again, and
@@ -170,6 +172,7 @@ typedef struct result {
     int glb_identical;              /* the way back: -1 = not written */
     double build_s;                 /* best rebuild through the plugin API (rebuild.c) */
     int build_identical;            /* the rebuilt document writes the file: -1 = not written */
+    double floor_write_s;           /* best write floor (rebuild.c); 0 = not measured */
 } result;
 
 static size_t doc_keys(const ak_doc *doc)
@@ -288,12 +291,13 @@ static int read_round(const ak_registry *reg, const ak_mapped_file *f, const ak_
     return 1;
 }
 
-/* One round of same-format writes of `doc`: the fastest write, and
- * whether every write gave `f`'s bytes. Returns 0 when a write fails. */
-static int write_round(const ak_registry *reg, const ak_doc *doc, const ak_mapped_file *f, double *best,
-                       int *identical)
+/* One round of writes of `doc` as `format` (its own, or "rebuild" for the
+ * floor): the fastest write, and whether every write gave `f`'s bytes.
+ * Returns 0 when a write fails. */
+static int write_round(const ak_registry *reg, const ak_doc *doc, const char *format, const ak_mapped_file *f,
+                       double *best, int *identical)
 {
-    ak_options w = { sizeof w, doc->format, NULL, NULL, 0, 0 };
+    ak_options w = { sizeof w, format, NULL, NULL, 0, 0 };
     double start = now();
     *best = 1e30;
     *identical = 1;
@@ -313,6 +317,20 @@ static int write_round(const ak_registry *reg, const ak_doc *doc, const ak_mappe
     return 1;
 }
 
+/* One round of the write floor (rebuild.c): `doc` checked as any writer
+ * must, then `f`'s bytes put, through ak_write() with the capabilities of
+ * `codec`. Returns 0 when a write fails. */
+static int floor_round(const ak_registry *reg, const ak_doc *doc, const ak_codec *codec, const ak_mapped_file *f,
+                       double *best)
+{
+    int identical;
+    bench_rebuild_like(codec);
+    bench_rebuild_source(doc, f->data, f->size);
+    int ok = write_round(reg, doc, "rebuild", f, best, &identical);
+    bench_rebuild_source(NULL, NULL, 0);
+    return ok && identical;
+}
+
 /* One round of reads through the "rebuild" codec (rebuild.c), which
  * builds a copy of `doc` through the plugin API, parsing nothing: the
  * fastest build, freeing not counted. The first round writes one copy
@@ -322,7 +340,7 @@ static int build_round(const ak_registry *reg, const ak_doc *doc, const ak_mappe
                        double *best, int *identical)
 {
     ak_options o = { sizeof o, "rebuild", path, NULL, 0, 0 };
-    bench_rebuild_source(doc);
+    bench_rebuild_source(doc, NULL, 0);
     double start = now();
     *best = 1e30;
     do {
@@ -349,7 +367,7 @@ static int build_round(const ak_registry *reg, const ak_doc *doc, const ak_mappe
         }
         ak_doc_free(copy);
     } while (now() - start < round_s);
-    bench_rebuild_source(NULL);
+    bench_rebuild_source(NULL, NULL, 0);
     return 1;
 }
 
@@ -388,11 +406,13 @@ static int bench_file(const ak_registry *reg, const char *path, int rounds, resu
             res->build_identical = built;
         }
         int identical;
-        if (codec->write && write_round(reg, doc, &f, &t, &identical)) {
+        if (codec->write && write_round(reg, doc, doc->format, &f, &t, &identical)) {
             if (res->identical < 0 || t < res->write_s)
                 res->write_s = t;
             res->identical = identical;
         }
+        if (codec->write && floor_round(reg, doc, codec, &f, &t) && (!res->floor_write_s || t < res->floor_write_s))
+            res->floor_write_s = t;
         double tj = 0, tjr = 0;
         /* JSON is slow next to the binary forms: best of at most 3 rounds. */
         size_t jb = skip_dump || r >= 3 ? 0 : dump_json(r == 0 ? reg : NULL, doc, &tj, &tjr);
@@ -427,6 +447,10 @@ static void print_json(const result *r, double mcpy)
            r->identical < 0 ? "null" : r->identical ? "true" : "false");
     printf(",\"build_mb_s\":%.1f,\"build_identical\":%s", rate(r->bytes, r->build_s),
            r->build_identical < 0 ? "null" : r->build_identical ? "true" : "false");
+    if (r->floor_write_s > 0)
+        printf(",\"floor_write_mb_s\":%.1f", rate(r->bytes, r->floor_write_s));
+    else
+        printf(",\"floor_write_mb_s\":null");
     printf(",\"read_goal_mb_s\":%.0f,\"write_goal_mb_s\":%.0f", g ? g->read : 0, g ? g->write : 0);
     printf(",\"read_of_memcpy\":%.4f,\"write_of_memcpy\":%.4f", rd / (mcpy * 1e3),
            r->identical >= 0 ? wr / (mcpy * 1e3) : 0.0);
@@ -461,6 +485,8 @@ static void print_row(const result *r, double mcpy)
                verdict(wr, g ? g->write : 0), wr / (mcpy * 1e3), r->identical ? "identical" : "DIFFERS");
     else
         printf(" | write -");
+    if (r->floor_write_s > 0)
+        printf(" | floor write %7.1f MB/s", rate(r->bytes, r->floor_write_s));
     if (r->json_bytes)
         printf(" | json %6.1f MB/s (goal %.0f %s), read back %5.1f MB/s", js, JSON_GOAL_MB_S,
                verdict(js, JSON_GOAL_MB_S), rate(r->json_bytes, r->json_read_s));

@@ -1,15 +1,26 @@
 /*
- * rebuild.c - a reader that parses nothing: the "rebuild" codec builds,
- * into the document ak_read() gives it, a copy of a document decoded
- * before (the same clips, tracks, keys, stored bytes, events, bones and
- * properties), through the calls a reader makes (ak_track_add,
- * ak_keys_append_uninit, one ak_doc_store per track, ak_keys_set_raw per
- * run of keys whose stored bytes have one size, ak_prop_set_*). Run
- * through ak_read() like any codec, it gets the same job, memory pool and
- * first arena block as a real read, minus the probe. Timed, it is the
- * floor under a read of that document while the core's constructors cost
- * what they cost: the rest of a read's time is probing and the reader's
- * own work.
+ * rebuild.c - the benchmark's two floors, as the codec "rebuild".
+ *
+ * Its read parses nothing: it builds, into the document ak_read() gives
+ * it, a copy of a document decoded before (the same clips, tracks, keys,
+ * stored bytes, events, bones and properties), through the calls a reader
+ * makes (ak_track_add, ak_keys_append_uninit, one ak_doc_store per track,
+ * ak_keys_set_raw per run of keys whose stored bytes have one size,
+ * ak_prop_set_*). Run through ak_read() like any codec, it gets the same
+ * job, memory pool and first arena block as a real read, minus the probe.
+ * Timed, it is the floor under a read of that document while the core's
+ * constructors cost what they cost: the rest of a read's time is probing
+ * and the reader's own work.
+ *
+ * Its write encodes nothing: it does the least that any writer of a 1.x
+ * document must do to know what to write (the document is public structs
+ * a host may have edited, so every key is asked whether it changed, with
+ * ak_keys_unchanged once per channel, and every property, event and bone
+ * name is looked at), then puts the file's bytes in one call. Run through
+ * ak_write() with the capabilities of the file's own codec, it pays the
+ * same call, loss check and output buffer as a same-format write. Timed,
+ * it is a floor under that write: the rest is the writer's own work,
+ * which this floor does not show to be necessary or not.
  */
 #include "rebuild.h"
 
@@ -118,11 +129,19 @@ static int copy_bone(ak_doc *doc, const ak_bone *from)
     return copy_props(doc, &b->props, &from->props);
 }
 
-/* The document the next read copies: the benchmark runs one file at a
- * time, on one thread. */
+/* The document the next read copies and the next write checks, and the
+ * bytes that write puts: the benchmark runs one file at a time, on one
+ * thread. */
 static const ak_doc *source;
+static const unsigned char *source_bytes;
+static size_t source_size;
 
-void bench_rebuild_source(const ak_doc *from) { source = from; }
+void bench_rebuild_source(const ak_doc *from, const unsigned char *bytes, size_t size)
+{
+    source = from;
+    source_bytes = bytes;
+    source_size = size;
+}
 
 static ak_status rebuild_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc)
 {
@@ -139,6 +158,49 @@ static ak_status rebuild_read(ak_job *job, const unsigned char *bytes, size_t si
     return ok ? AK_OK : AK_E_NOMEM;
 }
 
+/* What a writer must look at of a property list: each key and value
+ * (summed so that the compiler keeps the loads). */
+static size_t look_at_props(const ak_props *props)
+{
+    size_t sum = 0;
+    for (size_t i = 0; i < props->count; i++) {
+        const ak_prop *p = &props->items[i];
+        sum += (unsigned char)p->key[0] + p->size + (size_t)p->i + (size_t)p->type;
+    }
+    return sum;
+}
+
+static size_t look_at_clip(const ak_clip *clip)
+{
+    size_t sum = look_at_props(&clip->props) + clip->event_count;
+    for (size_t t = 0; t < clip->track_count; t++) {
+        const ak_track *tr = clip->tracks[t];
+        sum += look_at_props(&tr->props) + (unsigned char)tr->bone[0];
+        for (int c = 0; c < AK_CHANNELS; c++)
+            if (tr->channel[c].count)
+                sum += ak_keys_unchanged(tr->channel[c].keys, tr->channel[c].count);
+    }
+    for (size_t e = 0; e < clip->event_count; e++)
+        sum += look_at_props(&clip->events[e].props);
+    return sum;
+}
+
+/* Kept where the compiler cannot drop the walk that sums into it. */
+static volatile size_t looked_at;
+
+static ak_status rebuild_write(ak_job *job, const ak_doc *doc, ak_sink *out)
+{
+    if (!source_bytes)
+        return ak_fail(job, AK_E_USAGE, -1, "no bytes to write (bench_rebuild_source)");
+    size_t sum = look_at_props(&doc->props);
+    for (size_t b = 0; b < doc->skeleton.bone_count; b++)
+        sum += look_at_props(&doc->skeleton.bones[b].props) + (unsigned char)doc->skeleton.bones[b].name[0];
+    for (size_t c = 0; c < doc->clip_count; c++)
+        sum += look_at_clip(doc->clips[c]);
+    looked_at = sum;
+    return ak_put(out, source_bytes, source_size) ? AK_OK : AK_E_NOMEM;
+}
+
 static int never(const unsigned char *bytes, size_t size, const char *filename)
 {
     (void)bytes;
@@ -149,18 +211,31 @@ static int never(const unsigned char *bytes, size_t size, const char *filename)
 
 static const ak_param no_params[] = { { NULL, 0, 0, NULL, NULL, NULL } };
 
-static const ak_codec rebuild_codec = {
+/* Not const: its capabilities become those of the file's own codec
+ * (bench_rebuild_like), so that ak_write() checks for losses as it does
+ * for a same-format write. */
+static ak_codec rebuild_codec = {
     .abi_major = AK_ABI_MAJOR,
     .abi_minor = AK_ABI_MINOR,
     .struct_size = sizeof(ak_codec),
     .name = "rebuild",
     .version = "1.0.0",
-    .description = "animkit-bench: the document read last, built again without parsing",
+    .description = "animkit-bench: the document read last, built again without parsing, or checked and "
+                   "written as the bytes it was read from",
     .license = "MIT",
     .extensions = "",
     .probe = never,
     .read = rebuild_read,
+    .write = rebuild_write,
     .params = no_params,
+    .caps = AK_CAP_MULTI_CLIP,
 };
 
 const ak_codec *bench_rebuild_codec(void) { return &rebuild_codec; }
+
+void bench_rebuild_like(const ak_codec *codec)
+{
+    /* ANY_FORMAT: a same-format write skips the check for data of another
+     * format, so this one does too. */
+    rebuild_codec.caps = codec->caps | AK_CAP_MULTI_CLIP | AK_CAP_ANY_FORMAT;
+}
