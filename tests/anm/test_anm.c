@@ -950,6 +950,61 @@ START_TEST(t_handbuilt)
 }
 END_TEST
 
+/* A bone without keys or stored records (most of a FRMN file's) still
+ * gets a record on the first and the last frame, as every bone has in
+ * the real files (fact sheet §7); with no channel to write, the
+ * visibility bit alone (§8: 0x08 visible). The writer skips such a
+ * track's preparation; this is what that must not skip. */
+START_TEST(t_unkeyed_bone)
+{
+    ak_doc *doc = ak_doc_new();
+    ak_clip *clip = ak_clip_add(doc, "idle");
+    clip->duration = 1.0;
+    ak_track *root = ak_track_add(clip, "root");
+    ck_assert_ptr_nonnull(ak_track_add(clip, "hand"));
+    for (int i = 0; i < 2; i++) {
+        ak_key *k = ak_key_add(root, AK_TRANSLATION);
+        k->time = i;
+        k->v[0] = 1 + i;
+    }
+    ak_registry *reg = reg_anm();
+    ak_report rep = { 0 };
+    size_t n;
+    unsigned char *o = write_params(reg, doc, NULL, &n, &rep);
+    /* EANM 6.0, FRMS 31, BMAP root, hand: 40 bytes. */
+    ck_assert_uint_eq(ak_load_u32(o + 12), 31);
+    ck_assert_uint_eq(ak_load_u32(o + 20), 2);
+    ck_assert(memcmp(o + 28, "root", 4) == 0 && memcmp(o + 36, "hand", 4) == 0);
+    /* Frames 0 and 30: FRM2, the frame, two records: root 0x09 (position,
+     * visible) with its position, hand 0x08 (visible) alone. */
+    size_t p = 40;
+    for (int i = 0; i < 2; i++) {
+        ck_assert(memcmp(o + p, "FRM2", 4) == 0);
+        ck_assert_uint_eq(ak_load_u16(o + p + 4), i ? 30 : 0);
+        ck_assert_uint_eq(o[p + 6], 2);
+        ck_assert_uint_eq(o[p + 7], 0);
+        ck_assert_uint_eq(ak_load_u16(o + p + 8), ANM_F_POS | ANM_F_VIS_ON);
+        ck_assert(f_at(o + p + 10) == (float)(1 + i) && f_at(o + p + 14) == 0.0f && f_at(o + p + 18) == 0.0f);
+        ck_assert_uint_eq(o[p + 22], 1);
+        ck_assert_uint_eq(ak_load_u16(o + p + 23), ANM_F_VIS_ON);
+        p += 25;
+    }
+    ck_assert_uint_eq(n, p);
+    /* Read back and written again: the stored records and layout now
+     * name hand's two records, and the bytes come out the same. */
+    ak_doc *back = read_params(reg, o, n, NULL);
+    size_t n2;
+    unsigned char *o2 = write_params(reg, back, NULL, &n2, &rep);
+    ck_assert_uint_eq(n2, n);
+    ck_assert(memcmp(o2, o, n) == 0);
+    ak_buffer_free(reg, o2);
+    ak_buffer_free(reg, o);
+    ak_doc_free(back);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+}
+END_TEST
+
 /* ---- bad input ---- */
 static void expect_clean_error(ak_registry *reg, const unsigned char *d, size_t n, const char *what)
 {
@@ -1460,6 +1515,7 @@ int main(void)
     tcase_add_test(tc, t_edit_frmn_corpus);
     tcase_add_test(tc, t_convert_corpus);
     tcase_add_test(tc, t_handbuilt);
+    tcase_add_test(tc, t_unkeyed_bone);
     tcase_add_test(tc, t_clip_props_honoured);
     tcase_add_test(tc, t_out_of_order_keys);
     tcase_add_test(tc, t_bad_input);
