@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,6 +19,29 @@ static ak_status input_error(ak_report *report, ak_status st, const char *path, 
     if (fd >= 0)
         close(fd);
     return st;
+}
+
+/* A large buffer's pages are made present in one call before read()
+ * fills them: otherwise the copy faults them in one page at a time, which
+ * in a virtual machine costs more than the copy (`animkit info
+ * ped_cretaceous.ifp`, 1.3 MB: 484 page faults a process, 172 with this;
+ * whole-process medians 16.7-21.2 ms against 18.6-21.5 without, in
+ * alternating runs). Only a hint: kernels before 5.14 refuse it, and the
+ * faults happen as before. */
+static void populate(unsigned char *p, size_t size)
+{
+#ifdef MADV_POPULATE_WRITE
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0 || size < 16 * (size_t)page)
+        return;
+    uintptr_t start = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    uintptr_t end = ((uintptr_t)p + size) & ~((uintptr_t)page - 1);
+    if (end > start)
+        (void)madvise((void *)start, end - start, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)size;
+#endif
 }
 
 /* The input is read, not mapped: a mapped file that another process
@@ -46,6 +70,7 @@ ak_status ak_file_map(const char *path, ak_mapped_file *file, ak_report *report)
     unsigned char *data = malloc(size);
     if (!data)
         return input_error(report, AK_E_NOMEM, path, "not enough memory to read the file", fd);
+    populate(data, size);
     size_t got = 0;
     while (got < size) {
         ssize_t n = read(fd, data + got, size - got);
