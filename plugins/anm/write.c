@@ -1057,10 +1057,11 @@ static ak_status write_clip(wctx *w)
             w->default_tag = tag;
     }
 
-    double fps = ak_job_param_number(w->job, "fps", 0);
-    if (ak_job_failed(w->job))
-        return AK_E_USAGE;
-    if (ak_job_param(w->job, "fps")) {
+    double fps;
+    if (ak_job_param(w->job, "fps")) { /* the write has no default: the number only when given */
+        fps = ak_job_param_number(w->job, "fps", 0);
+        if (ak_job_failed(w->job))
+            return AK_E_USAGE;
         if (!(fps > 0) || !isfinite(fps))
             return ak_fail(w->job, AK_E_USAGE, -1, "parameter fps must be a positive number");
     } else if (found.fps && clip->tick_rate > 0 && isfinite(clip->tick_rate)) {
