@@ -36,6 +36,7 @@ typedef struct wrec {
     uint32_t frame, bone;
     unsigned short has;             /* HAS(channel) bits */
     unsigned short used;
+    unsigned short clean;           /* HAS(channel): key[channel] known untouched (replay_record) */
     const ak_key *key[AK_CHANNELS]; /* key at the frame, or the sampled source; NULL = default */
     const anm_extra *ex;
 } wrec;
@@ -56,7 +57,14 @@ typedef struct wtrack {
     wrec *rec_slice; /* this track's room in wctx.rec_pool: one record per stored record, zeroed;
                       * recs is either this, NULL or an allocation of the track's own (drop_records) */
     size_t hint; /* find_rec: where the next record is likely */
-    const ak_key *clean_end[AK_CHANNELS]; /* keys before this one are untouched (asked once) */
+    const ak_key *clean_end[AK_CHANNELS]; /* keys before this one are untouched (asked once), */
+    size_t clean_n[AK_CHANNELS];          /* as many as this */
+    size_t next_rec;               /* replay_layout: the next stored record, */
+    size_t at[AK_CHANNELS];        /* the next key of each channel */
+    double at_frame[AK_CHANNELS];  /* and its time in frames */
+    uint32_t last_frame;           /* the frame of the record before next_rec */
+    const void *name; /* BMAP's bytes of the name (emit_names) */
+    size_t name_size;
     int idle; /* no keys and no stored records: nothing to prepare, no natural records (most
                * bones of a FRMN file: citroen_bodyback's 43 unkeyed bones were a quarter of
                * writing it) */
@@ -470,6 +478,13 @@ static int known_clean(const wtrack *wt, int c, const ak_key *k)
     return k && at >= first && at < (uintptr_t)wt->clean_end[c];
 }
 
+/* known_clean for the record's key of channel c, from the record when
+ * replay_record found it so. */
+static int rec_clean(const wtrack *wt, const wrec *r, int c)
+{
+    return (r->clean & HAS(c)) || known_clean(wt, c, r->key[c]);
+}
+
 /* The key's stored bytes can be written as they are; `clean` when it is
  * known untouched. */
 static int raw_ok(const ak_key *k, uint32_t size, int clean)
@@ -665,6 +680,149 @@ static int layout_matches(wctx *w, const ak_prop *lp)
     return total == have;
 }
 
+/* ---- layout mode without the lists: replay ---- */
+
+/* Channel c's next key (at[c]) in frames at w->fps, kept as a double:
+ * whether it lies on a record's frame is then one subtraction. */
+static void replay_note(const wctx *w, wtrack *wt, int c)
+{
+    const ak_channel *ch = &wt->t->channel[c];
+    if (wt->at[c] < ch->count)
+        wt->at_frame[c] = ch->keys[wt->at[c]].time * w->fps;
+}
+
+/* Starts a track's cursors: its first stored record and the first key of
+ * each channel. 0 when the stored records are malformed (the regular path
+ * warns of those). */
+static int replay_start(const wctx *w, wtrack *wt)
+{
+    const ak_prop *mp = wt->mesh_prop, *mirr = wt->mirrored_prop;
+    if (wt->records_any && !wt->records)
+        return 0;
+    wt->mirrored = mirr && mirr->type == AK_PROP_INT && mirr->i != 0;
+    if (mp && mp->type == AK_PROP_BYTES) {
+        wt->mesh = mp->data;
+        wt->mesh_size = mp->size;
+    }
+    wt->next_rec = 0;
+    for (int c = 0; c < AK_CHANNELS; c++) {
+        wt->at[c] = 0;
+        replay_note(w, wt, c);
+    }
+    return 1;
+}
+
+/* Bone `bone`'s next stored record as a record at `frame`, with the keys
+ * that lie on it, into `r` (zeroed) and `ex`; with `frmn`, a channel
+ * without a key there gets the key in force (emit_matr samples it). 0
+ * when the record is not there, a key lies before it, or the record would
+ * be dropped: natural_records and layout_matches decide then. */
+static int replay_record(const wctx *w, wtrack *wt, uint32_t bone, uint32_t frame, int frmn, wrec *r,
+                         anm_extra *ex)
+{
+    const ak_prop *rp = wt->records;
+    if (!rp || wt->next_rec >= rp->size / ANM_EXTRA_SIZE)
+        return 0;
+    anm_extra_load(rp->data + wt->next_rec * ANM_EXTRA_SIZE, ex);
+    if (ex->frame != frame || (wt->next_rec && frame <= wt->last_frame) || ex->kind > ANM_TAG_FRM3)
+        return 0;
+    if ((ex->flags & ANM_F_MESH) && (ex->mesh_off > wt->mesh_size || ex->mesh_size > wt->mesh_size - ex->mesh_off))
+        return 0;
+    wt->next_rec++;
+    wt->last_frame = frame;
+    r->frame = frame;
+    r->bone = bone;
+    r->ex = ex;
+    /* A key lies on this frame when prepare_channel would round it there
+     * without a warning (within 1e-4 of it, the frame in range); one
+     * before it, or between frames, leaves the walk (NaN never lies on
+     * one and is never before: the walk ends with it unused). */
+    const double at = frame;
+    for (int c = 0; c < AK_CHANNELS; c++) {
+        const ak_channel *ch = &wt->t->channel[c];
+        if (wt->at[c] >= ch->count)
+            continue;
+        double d = wt->at_frame[c] - at;
+        if (fabs(d) <= 1e-4 && frame < UINT32_MAX) {
+            r->key[c] = &ch->keys[wt->at[c]];
+            r->has |= HAS(c);
+            r->clean |= (unsigned short)(wt->at[c] < wt->clean_n[c] ? HAS(c) : 0);
+            wt->at[c]++;
+            replay_note(w, wt, c);
+        } else if (d < 0) {
+            return 0;
+        }
+    }
+    if (!keep_record(r))
+        return 0;
+    if (frmn)
+        for (int c = 0; c < AK_CHANNELS; c++) {
+            const ak_channel *ch = &wt->t->channel[c];
+            if (c != CH_VIS && !(r->has & HAS(c)) && ch->count)
+                r->key[c] = &ch->keys[wt->at[c] ? wt->at[c] - 1 : 0];
+        }
+    return 1;
+}
+
+/* Walks the layout prop: 1 when it visits each bone's stored records in
+ * order and every key lies on one of them, as a document read and not
+ * restructured does; then w->lay lists the records (in w->rec_pool, their
+ * stored records in `ex`) and each track's nrec is set, as natural_records
+ * and layout_matches would have them, without the per-channel frame lists
+ * and the search. 0 when not, leaving rec_pool zeroed and w->lay NULL for
+ * the regular path; -1 out of memory. */
+static int replay_layout(wctx *w, const ak_prop *lp, size_t nstored, anm_extra *ex)
+{
+    if (!lp || lp->type != AK_PROP_BYTES || !nstored)
+        return 0;
+    for (size_t t = 0; t < w->ntr; t++)
+        if (!w->tr[t].idle && !replay_start(w, &w->tr[t]))
+            return 0;
+    w->lay = ak_job_alloc_uninit(w->job, nstored, sizeof *w->lay); /* the first `total` are set */
+    if (!w->lay)
+        return -1;
+    size_t total = 0, p = 0;
+    int ok = 1;
+    while (ok && p < lp->size) {
+        if (lp->size - p < 9) {
+            ok = 0;
+            break;
+        }
+        uint8_t kind = lp->data[p];
+        uint32_t frame = ak_peek_u32(lp->data + p + 1), n = ak_peek_u32(lp->data + p + 5);
+        p += 9;
+        if (kind > ANM_TAG_FRM3 || n > (lp->size - p) / 4 || n > nstored - total) {
+            ok = 0;
+            break;
+        }
+        int frmn = (w->forced_tag >= 0 ? w->forced_tag : kind) == ANM_TAG_FRMN;
+        for (uint32_t i = 0; ok && i < n; i++, p += 4) {
+            uint32_t bone = ak_peek_u32(lp->data + p);
+            wrec *r = &w->rec_pool[total];
+            ok = bone < w->ntr && replay_record(w, &w->tr[bone], bone, frame, frmn, r, &ex[total]);
+            if (ok)
+                w->lay[total++] = r;
+        }
+    }
+    for (size_t t = 0; ok && t < w->ntr; t++) {
+        wtrack *wt = &w->tr[t];
+        if (wt->idle)
+            continue;
+        for (int c = 0; c < AK_CHANNELS; c++)
+            ok &= wt->at[c] == wt->t->channel[c].count;
+        wt->nrec = wt->next_rec;
+    }
+    if (ok && total == nstored) /* every stored record taken, each once */
+        return 1;
+    /* The record being filled when the walk stopped is dirty too. */
+    memset(w->rec_pool, 0, (total < nstored ? total + 1 : nstored) * sizeof *w->rec_pool);
+    for (size_t t = 0; t < w->ntr; t++)
+        w->tr[t].nrec = 0;
+    ak_job_free(w->job, w->lay);
+    w->lay = NULL;
+    return 0;
+}
+
 /* ---- emission ---- */
 
 static int mirrored_bit(const wctx *w, const wrec *r)
@@ -712,7 +870,7 @@ static ak_status emit_frm2_key(wctx *w, const wrec *r, size_t *used)
     if (r->has & HAS(CH_SCALE))
         flags |= ANM_F_SCALE;
     if (r->has & HAS(CH_VIS))
-        flags |= vis_bits(r->key[CH_VIS], known_clean(wt, CH_VIS, r->key[CH_VIS]));
+        flags |= vis_bits(r->key[CH_VIS], rec_clean(wt, r, CH_VIS));
     if (extra_has_mesh(r->ex))
         flags |= ANM_F_MESH;
     if (mirrored_bit(w, r))
@@ -723,15 +881,15 @@ static ak_status emit_frm2_key(wctx *w, const wrec *r, size_t *used)
     b[1] = (unsigned char)(flags & 0xFFu);
     b[2] = (unsigned char)(flags >> 8);
     if (flags & ANM_F_POS) {
-        enc_vec(r->key[CH_POS], 0.0, b + len, known_clean(wt, CH_POS, r->key[CH_POS]));
+        enc_vec(r->key[CH_POS], 0.0, b + len, rec_clean(wt, r, CH_POS));
         len += 12;
     }
     if (flags & ANM_F_ROT) {
-        enc_rot(w, r->key[CH_ROT], b + len, known_clean(wt, CH_ROT, r->key[CH_ROT]));
+        enc_rot(w, r->key[CH_ROT], b + len, rec_clean(wt, r, CH_ROT));
         len += 12;
     }
     if (flags & ANM_F_SCALE) {
-        enc_vec(r->key[CH_SCALE], 1.0, b + len, known_clean(wt, CH_SCALE, r->key[CH_SCALE]));
+        enc_vec(r->key[CH_SCALE], 1.0, b + len, rec_clean(wt, r, CH_SCALE));
         len += 12;
     }
     if (flags & ANM_F_MESH) {
@@ -749,11 +907,15 @@ static ak_status emit_frm2_key(wctx *w, const wrec *r, size_t *used)
 static void emit_matr(wctx *w, const wrec *r)
 {
     const wtrack *wt = &w->tr[r->bone];
-    const ak_key *kr = (r->has & HAS(CH_ROT)) ? r->key[CH_ROT] : sample(wt, CH_ROT, r->frame);
-    const ak_key *kp = (r->has & HAS(CH_POS)) ? r->key[CH_POS] : sample(wt, CH_POS, r->frame);
-    const ak_key *ks = (r->has & HAS(CH_SCALE)) ? r->key[CH_SCALE] : sample(wt, CH_SCALE, r->frame);
+    /* A key without its channel bit is the sampled one replay_layout found. */
+    const ak_key *kr = (r->has & HAS(CH_ROT)) || r->key[CH_ROT] ? r->key[CH_ROT] : sample(wt, CH_ROT, r->frame);
+    const ak_key *kp = (r->has & HAS(CH_POS)) || r->key[CH_POS] ? r->key[CH_POS] : sample(wt, CH_POS, r->frame);
+    const ak_key *ks =
+        (r->has & HAS(CH_SCALE)) || r->key[CH_SCALE] ? r->key[CH_SCALE] : sample(wt, CH_SCALE, r->frame);
     ak_put(w->out, "MATR", 4);
-    if (raw_ok(kr, 36, known_clean(wt, CH_ROT, kr)) && (!ks || known_clean(wt, CH_SCALE, ks) || !ak_key_changed(ks))) {
+    int rot_clean = kr == r->key[CH_ROT] ? rec_clean(wt, r, CH_ROT) : known_clean(wt, CH_ROT, kr);
+    int scale_clean = ks == r->key[CH_SCALE] ? rec_clean(wt, r, CH_SCALE) : known_clean(wt, CH_SCALE, ks);
+    if (raw_ok(kr, 36, rot_clean) && (!ks || scale_clean || !ak_key_changed(ks))) {
         ak_put(w->out, kr->raw, 36);
     } else {
         static const double id[4] = { 0, 0, 0, 1 };
@@ -770,7 +932,7 @@ static void emit_matr(wctx *w, const wrec *r)
             ak_put_f32(w->out, m[i]);
     }
     unsigned char b[12];
-    enc_vec(kp, 0.0, b, known_clean(wt, CH_POS, kp));
+    enc_vec(kp, 0.0, b, kp == r->key[CH_POS] ? rec_clean(wt, r, CH_POS) : known_clean(wt, CH_POS, kp));
     ak_put(w->out, b, 12);
 }
 
@@ -806,7 +968,7 @@ static ak_status emit_bone(wctx *w, const wrec *r)
             emit_matr(w, r);
         } else if (order[i] == ANM_SUB_VISI) {
             ak_put(w->out, "VISI", 4);
-            ak_put_u32(w->out, visi_value(r->key[CH_VIS], known_clean(&w->tr[r->bone], CH_VIS, r->key[CH_VIS])));
+            ak_put_u32(w->out, visi_value(r->key[CH_VIS], rec_clean(&w->tr[r->bone], r, CH_VIS)));
         } else {
             ak_put(w->out, "MESH", 4);
             emit_mesh(w, r);
@@ -965,19 +1127,50 @@ static ak_status parse_variant(wctx *w, uint32_t stored)
     return AK_OK;
 }
 
-static void emit_name(wctx *w, const wtrack *wt)
+/* The bytes BMAP stores for the track's name: the raw name when it is the
+ * bone's followed by a NUL and more (ANM_P_NAME), else the bone's. */
+static const void *name_bytes(const wtrack *wt, size_t *size)
 {
     const ak_track *t = wt->t;
     const ak_prop *raw = wt->name_prop;
     size_t len = strlen(t->bone);
     if (raw && raw->type == AK_PROP_BYTES && raw->size > len && raw->size <= UINT32_MAX &&
         memcmp(raw->data, t->bone, len) == 0 && raw->data[len] == 0) {
-        ak_put_u32(w->out, (uint32_t)raw->size);
-        ak_put(w->out, raw->data, raw->size);
-        return;
+        *size = raw->size;
+        return raw->data;
     }
-    ak_put_u32(w->out, (uint32_t)len);
-    ak_put(w->out, t->bone, len);
+    *size = len;
+    return t->bone;
+}
+
+/* BMAP's size, noting each track's name bytes. */
+static ak_status names_size(wctx *w, size_t *total)
+{
+    *total = 0;
+    for (size_t t = 0; t < w->ntr; t++) {
+        wtrack *wt = &w->tr[t];
+        wt->name = name_bytes(wt, &wt->name_size);
+        if (wt->name_size > UINT32_MAX || wt->name_size > SIZE_MAX - 4 - *total)
+            return ak_fail(w->job, AK_E_LIMIT, -1, "bone '%s': name too long for BMAP", wt->t->bone);
+        *total += 4 + wt->name_size;
+    }
+    return AK_OK;
+}
+
+/* BMAP's names, gathered in w->buf (names_size bytes at least) and put in
+ * one call: two calls a name were a third of writing a file of many
+ * unkeyed bones (citroen_bodyback). */
+static void emit_names(wctx *w)
+{
+    size_t at = 0;
+    for (size_t t = 0; t < w->ntr; t++) {
+        const wtrack *wt = &w->tr[t];
+        ak_poke_u32(w->buf + at, (uint32_t)wt->name_size);
+        if (wt->name_size) /* "" may be a literal of no length: no copy from it needed */
+            memcpy(w->buf + at + 4, wt->name, wt->name_size);
+        at += 4 + wt->name_size;
+    }
+    ak_put(w->out, w->buf, at);
 }
 
 /* The clip's properties this writer reads. */
@@ -1036,6 +1229,48 @@ static int stored_tag(const ak_prop *tp)
     return -1;
 }
 
+/* The records of every track from its channels and stored records
+ * (prepare_channel, prepare_extras, natural_records), for a document
+ * replay_layout could not walk; `any` and `max_frame` tell whether there
+ * are records and the last frame. */
+static ak_status regular_records(wctx *w, size_t keys, int *any, uint32_t *max_frame)
+{
+    wch *wch_at = w->pool;
+    anm_extra *ex_at = (anm_extra *)(void *)(w->pool + keys);
+    ak_status s = AK_OK;
+    for (size_t t = 0; t < w->ntr; t++) {
+        wtrack *wt = &w->tr[t];
+        if (wt->idle)
+            continue;
+        for (int c = 0; c < AK_CHANNELS && s == AK_OK; c++) {
+            s = prepare_channel(w, wt, c, wch_at);
+            wch_at += wt->t->channel[c].count;
+        }
+        if (s == AK_OK)
+            s = prepare_extras(w, wt, ex_at);
+        if (s == AK_OK)
+            s = natural_records(w, wt, (uint32_t)t);
+        if (s != AK_OK)
+            return s;
+        if (wt->records)
+            ex_at += wt->records->size / ANM_EXTRA_SIZE;
+        if (wt->nrec) { /* records ascend by frame */
+            *any = 1;
+            if (wt->recs[wt->nrec - 1].frame > *max_frame)
+                *max_frame = wt->recs[wt->nrec - 1].frame;
+        }
+    }
+    if (w->rounded)
+        ak_warn(w->job, -1, "%u keys fall between frames at %g frames per second and were rounded to the nearest frame",
+                w->rounded, w->fps);
+    if (w->merged)
+        ak_warn(w->job, -1,
+                "%u keys fell on the same frame as another key of their channel at %g frames per second and "
+                "were dropped (a higher fps keeps them)",
+                w->merged, w->fps);
+    return AK_OK;
+}
+
 static ak_status write_clip(wctx *w)
 {
     const ak_clip *clip = w->clip;
@@ -1087,7 +1322,8 @@ static ak_status write_clip(wctx *w)
         for (int c = 0; c < AK_CHANNELS; c++) {
             const ak_channel *ch = &wt->t->channel[c];
             track_keys += ch->count;
-            wt->clean_end[c] = ch->count ? ch->keys + ak_keys_unchanged(ch->keys, ch->count) : NULL;
+            wt->clean_n[c] = ch->count ? ak_keys_unchanged(ch->keys, ch->count) : 0;
+            wt->clean_end[c] = ch->count ? ch->keys + wt->clean_n[c] : NULL;
         }
         keys += track_keys;
         find_track_props(wt);
@@ -1116,47 +1352,23 @@ static ak_status write_clip(wctx *w)
         if (wt->records)
             at += wt->records->size / ANM_EXTRA_SIZE;
     }
-    wch *wch_at = w->pool;
-    anm_extra *ex_at = (anm_extra *)(void *)(w->pool + keys);
-    uint32_t max_frame = 0;
-    int any = 0;
-    for (size_t t = 0; t < w->ntr; t++) {
-        wtrack *wt = &w->tr[t];
-        if (wt->idle)
-            continue;
-        for (int c = 0; c < AK_CHANNELS && s == AK_OK; c++) {
-            s = prepare_channel(w, wt, c, wch_at);
-            wch_at += wt->t->channel[c].count;
-        }
-        if (s == AK_OK)
-            s = prepare_extras(w, wt, ex_at);
-        if (s == AK_OK)
-            s = natural_records(w, wt, (uint32_t)t);
-        if (s != AK_OK)
-            return s;
-        if (wt->records)
-            ex_at += wt->records->size / ANM_EXTRA_SIZE;
-        if (wt->nrec) { /* records ascend by frame */
-            any = 1;
-            if (wt->recs[wt->nrec - 1].frame > max_frame)
-                max_frame = wt->recs[wt->nrec - 1].frame;
-        }
-    }
-    if (w->rounded)
-        ak_warn(w->job, -1, "%u keys fall between frames at %g frames per second and were rounded to the nearest frame",
-                w->rounded, fps);
-    if (w->merged)
-        ak_warn(w->job, -1,
-                "%u keys fell on the same frame as another key of their channel at %g frames per second and "
-                "were dropped (a higher fps keeps them)",
-                w->merged, fps);
-
     const ak_prop *fp = found.frms;
     const ak_prop *lp = found.layout;
-    int layout = layout_matches(w, lp);
+    int frms_ok = fp && fp->type == AK_PROP_INT && fp->i >= 0 && fp->i <= UINT32_MAX;
+    int layout = frms_ok ? replay_layout(w, lp, nstored, (anm_extra *)(void *)(w->pool + keys)) : 0;
     if (layout < 0)
         return nomem(w);
-    if (layout && fp && fp->type == AK_PROP_INT && fp->i >= 0 && fp->i <= UINT32_MAX) {
+    uint32_t max_frame = 0;
+    int any = 0;
+    if (!layout) {
+        s = regular_records(w, keys, &any, &max_frame);
+        if (s != AK_OK)
+            return s;
+        layout = layout_matches(w, lp);
+        if (layout < 0)
+            return nomem(w);
+    }
+    if (layout && frms_ok) {
         w->frms = (uint32_t)fp->i;
     } else {
         layout = 0;
@@ -1205,13 +1417,17 @@ static ak_status write_clip(wctx *w)
     }
     if (form == 1 && w->ntr == 0 && ncmnt == 0)
         return AK_OK;
-    w->buf = ak_job_alloc_uninit(w->job, chunk_buf_size(w), 1); /* written before it is put */
+    size_t names;
+    s = names_size(w, &names);
+    if (s != AK_OK)
+        return s;
+    size_t chunk = chunk_buf_size(w);
+    w->buf = ak_job_alloc_uninit(w->job, names > chunk ? names : chunk, 1); /* written before it is put */
     if (!w->buf)
         return nomem(w);
     ak_put(out, "BMAP", 4);
     ak_put_u32(out, (uint32_t)w->ntr);
-    for (size_t t = 0; t < w->ntr; t++)
-        emit_name(w, &w->tr[t]);
+    emit_names(w);
     s = layout ? emit_layout(w, lp) : emit_sorted(w);
     if (s == AK_OK && w->badrot)
         ak_warn(w->job, -1, "%u rotation keys were zero or not finite and were written as identity", w->badrot);
