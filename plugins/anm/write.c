@@ -86,7 +86,11 @@ typedef struct wctx {
      * channel lists, then the stored records. */
     wch *pool;
     wrec *rec_pool;      /* records_on_extras of every track, zeroed (tracks take slices) */
-    unsigned char *buf;  /* an FRM2/FRM3 chunk being built (chunk_buf_size) */
+    /* Output gathered for the sink: BMAP, then FRM2/FRM3 chunks, put when
+     * the next chunk might not fit, before an FRMN chunk or a mesh body and
+     * at the end (a put per chunk was a tenth of writing shahed136). */
+    unsigned char *buf;
+    size_t cap, used;    /* at least chunk_buf_size */
     unsigned rounded, merged, badrot;
 } wctx;
 
@@ -843,9 +847,9 @@ static void emit_mesh(wctx *w, const wrec *r)
 /* An FRM2/FRM3 key record up to its mesh body: bone, flags, three
  * float[3], the mesh size. */
 #define KEY_HEAD_MAX (3 + 36 + 4)
-/* A chunk gathers in wctx.buf and goes to the sink in one call (a mesh
- * body goes straight): tag, a frame number of up to 4 bytes, the count
- * and at most 255 records, and never more than the document has. */
+/* What one chunk can take in wctx.buf (a mesh body goes straight to the
+ * sink): tag, a frame number of up to 4 bytes, the count and at most 255
+ * records, and never more than the document has. */
 static size_t chunk_buf_size(const wctx *w)
 {
     size_t recs = 0;
@@ -854,7 +858,7 @@ static size_t chunk_buf_size(const wctx *w)
     return 4 + 4 + 1 + (recs < 255 ? recs : 255) * KEY_HEAD_MAX;
 }
 
-/* Appends one key record to the chunk in w->buf (*used bytes so far). */
+/* Appends one key record to w->buf (*used bytes so far). */
 static ak_status emit_frm2_key(wctx *w, const wrec *r, size_t *used)
 {
     if (r->bone > 255)
@@ -983,10 +987,17 @@ static int frame_width(uint32_t frms)
     return max <= 0xFFu ? 1 : max <= 0xFFFFu ? 2 : 4;
 }
 
+static void flush(wctx *w)
+{
+    ak_put(w->out, w->buf, w->used);
+    w->used = 0;
+}
+
 /* One frame chunk holding `n` records (FRM2/FRM3: at most 255). */
 static ak_status emit_chunk(wctx *w, int tag, uint32_t frame, wrec *const *recs, size_t n)
 {
     if (tag == ANM_TAG_FRMN) {
+        flush(w);
         ak_put(w->out, "FRMN", 4);
         ak_put_u32(w->out, frame);
         for (size_t i = 0; i < n; i++)
@@ -994,7 +1005,9 @@ static ak_status emit_chunk(wctx *w, int tag, uint32_t frame, wrec *const *recs,
                 return AK_E_UNSUPPORTED;
         return AK_OK;
     }
-    unsigned char *b = w->buf;
+    if (w->cap - w->used < 9 + n * KEY_HEAD_MAX)
+        flush(w);
+    unsigned char *b = w->buf + w->used;
     size_t len = 4;
     if (tag == ANM_TAG_FRM2) {
         if (frame > 0xFFFFu)
@@ -1016,10 +1029,11 @@ static ak_status emit_chunk(wctx *w, int tag, uint32_t frame, wrec *const *recs,
             b[len++] = (unsigned char)(frame >> (8 * i));
     }
     b[len++] = (unsigned char)n;
+    size_t used = w->used + len;
     for (size_t i = 0; i < n; i++)
-        if (emit_frm2_key(w, recs[i], &len) != AK_OK)
+        if (emit_frm2_key(w, recs[i], &used) != AK_OK)
             return AK_E_UNSUPPORTED;
-    ak_put(w->out, b, len);
+    w->used = used;
     return AK_OK;
 }
 
@@ -1157,12 +1171,14 @@ static ak_status names_size(wctx *w, size_t *total)
     return AK_OK;
 }
 
-/* BMAP's names, gathered in w->buf (names_size bytes at least) and put in
- * one call: two calls a name were a third of writing a file of many
- * unkeyed bones (citroen_bodyback). */
-static void emit_names(wctx *w)
+/* BMAP, its names appended to w->buf (names_size bytes more at least)
+ * instead of two puts a name (a third of writing a file of many unkeyed
+ * bones, citroen_bodyback). */
+static void emit_bmap(wctx *w)
 {
-    size_t at = 0;
+    memcpy(w->buf + w->used, "BMAP", 4);
+    ak_poke_u32(w->buf + w->used + 4, (uint32_t)w->ntr);
+    size_t at = w->used + 8;
     for (size_t t = 0; t < w->ntr; t++) {
         const wtrack *wt = &w->tr[t];
         ak_poke_u32(w->buf + at, (uint32_t)wt->name_size);
@@ -1170,7 +1186,7 @@ static void emit_names(wctx *w)
             memcpy(w->buf + at + 4, wt->name, wt->name_size);
         at += 4 + wt->name_size;
     }
-    ak_put(w->out, w->buf, at);
+    w->used = at;
 }
 
 /* The clip's properties this writer reads. */
@@ -1392,13 +1408,17 @@ static ak_status write_clip(wctx *w)
     }
 
     ak_sink *out = w->out;
-    ak_put(out, "EANM", 4);
-    ak_put_u32(out, w->version);
+    unsigned char head[16];
+    memcpy(head, "EANM", 4);
+    ak_poke_u32(head + 4, w->version);
+    memcpy(head + 8, "FRMS", 4);
+    ak_poke_u32(head + 12, w->frms);
     int64_t form = int_or(found.form, -1);
-    if (form == 0 && w->ntr == 0)
+    if (form == 0 && w->ntr == 0) {
+        ak_put(out, head, 8);
         return AK_OK;
-    ak_put(out, "FRMS", 4);
-    ak_put_u32(out, w->frms);
+    }
+    ak_put(out, head, sizeof head);
     int64_t ncmnt = int_or(found.cmnt_count, 0);
     for (int64_t i = 0; i < ncmnt && i < 65536; i++) {
         char key[32];
@@ -1422,13 +1442,16 @@ static ak_status write_clip(wctx *w)
     if (s != AK_OK)
         return s;
     size_t chunk = chunk_buf_size(w);
-    w->buf = ak_job_alloc_uninit(w->job, names > chunk ? names : chunk, 1); /* written before it is put */
+    if (names > SIZE_MAX - 8)
+        return ak_fail(w->job, AK_E_LIMIT, -1, "too many bone names for BMAP");
+    w->cap = 8 + names > chunk ? 8 + names : chunk;
+    w->buf = ak_job_alloc_uninit(w->job, w->cap, 1); /* written before it is put */
     if (!w->buf)
         return nomem(w);
-    ak_put(out, "BMAP", 4);
-    ak_put_u32(out, (uint32_t)w->ntr);
-    emit_names(w);
+    emit_bmap(w);
     s = layout ? emit_layout(w, lp) : emit_sorted(w);
+    if (s == AK_OK)
+        flush(w);
     if (s == AK_OK && w->badrot)
         ak_warn(w->job, -1, "%u rotation keys were zero or not finite and were written as identity", w->badrot);
     return s;
