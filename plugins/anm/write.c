@@ -57,18 +57,23 @@ typedef struct wtrack {
     wrec *rec_slice; /* this track's room in wctx.rec_pool: one record per stored record, zeroed;
                       * recs is either this, NULL or an allocation of the track's own (drop_records) */
     size_t hint; /* find_rec: where the next record is likely */
-    const ak_key *clean_end[AK_CHANNELS]; /* keys before this one are untouched (asked once), */
-    size_t clean_n[AK_CHANNELS];          /* as many as this */
-    size_t next_rec;               /* replay_layout: the next stored record, */
-    size_t at[AK_CHANNELS];        /* the next key of each channel */
-    double at_frame[AK_CHANNELS];  /* and its time in frames */
-    uint32_t last_frame;           /* the frame of the record before next_rec */
+    const ak_key *clean_end[AK_CHANNELS]; /* keys before this one are untouched (asked once) */
     const void *name; /* BMAP's bytes of the name (emit_names) */
     size_t name_size;
     int idle; /* no keys and no stored records: nothing to prepare, no natural records (most
                * bones of a FRMN file: citroen_bodyback's 43 unkeyed bones were a quarter of
                * writing it) */
 } wtrack;
+
+/* Where replay_layout is in a track: set by replay_start for the tracks
+ * that are not idle, apart from wtrack so that the many unkeyed bones of
+ * a FRMN file do not carry it. */
+typedef struct rcur {
+    size_t next_rec;              /* the next stored record */
+    size_t at[AK_CHANNELS];       /* the next key of each channel */
+    double at_frame[AK_CHANNELS]; /* and its time in frames */
+    uint32_t last_frame;          /* the frame of the record before next_rec */
+} rcur;
 
 typedef struct wctx {
     ak_job *job;
@@ -82,15 +87,16 @@ typedef struct wctx {
     wtrack *tr;
     size_t ntr;
     wrec **lay;          /* layout mode: the records in layout order */
+    int lay_in_pool;     /* lay is replay_layout's, in pool: not freed apart */
     /* Scratch of every track in one block (tracks take slices): the
      * channel lists, then the stored records. */
     wch *pool;
     wrec *rec_pool;      /* records_on_extras of every track, zeroed (tracks take slices) */
-    /* Output gathered for the sink: BMAP, then FRM2/FRM3 chunks, put when
-     * the next chunk might not fit, before an FRMN chunk or a mesh body and
-     * at the end (a put per chunk was a tenth of writing shahed136). */
+    /* Output gathered for the sink: BMAP, then the frame chunks, put when
+     * the next chunk (FRMN: BONE record) might not fit, before a mesh body
+     * and at the end (a put per chunk was a tenth of writing shahed136). */
     unsigned char *buf;
-    size_t cap, used;    /* at least chunk_buf_size */
+    size_t cap, used;    /* at least chunk_buf_size and BONE_HEAD_MAX */
     unsigned rounded, merged, badrot;
 } wctx;
 
@@ -108,6 +114,12 @@ static int cmp_extra(const void *a, const void *b)
 {
     const anm_extra *x = a, *y = b;
     return x->frame < y->frame ? -1 : x->frame > y->frame;
+}
+
+/* Channel entries (wch) that hold `count` items of `size` bytes. */
+static size_t slots_for(size_t count, size_t size)
+{
+    return count / sizeof(wch) * size + ((count % sizeof(wch)) * size + sizeof(wch) - 1) / sizeof(wch);
 }
 
 /* ---- per-track preparation ---- */
@@ -688,17 +700,17 @@ static int layout_matches(wctx *w, const ak_prop *lp)
 
 /* Channel c's next key (at[c]) in frames at w->fps, kept as a double:
  * whether it lies on a record's frame is then one subtraction. */
-static void replay_note(const wctx *w, wtrack *wt, int c)
+static void replay_note(const wctx *w, const wtrack *wt, rcur *cur, int c)
 {
     const ak_channel *ch = &wt->t->channel[c];
-    if (wt->at[c] < ch->count)
-        wt->at_frame[c] = ch->keys[wt->at[c]].time * w->fps;
+    if (cur->at[c] < ch->count)
+        cur->at_frame[c] = ch->keys[cur->at[c]].time * w->fps;
 }
 
 /* Starts a track's cursors: its first stored record and the first key of
  * each channel. 0 when the stored records are malformed (the regular path
  * warns of those). */
-static int replay_start(const wctx *w, wtrack *wt)
+static int replay_start(const wctx *w, wtrack *wt, rcur *cur)
 {
     const ak_prop *mp = wt->mesh_prop, *mirr = wt->mirrored_prop;
     if (wt->records_any && !wt->records)
@@ -708,10 +720,10 @@ static int replay_start(const wctx *w, wtrack *wt)
         wt->mesh = mp->data;
         wt->mesh_size = mp->size;
     }
-    wt->next_rec = 0;
+    cur->next_rec = 0;
     for (int c = 0; c < AK_CHANNELS; c++) {
-        wt->at[c] = 0;
-        replay_note(w, wt, c);
+        cur->at[c] = 0;
+        replay_note(w, wt, cur, c);
     }
     return 1;
 }
@@ -721,19 +733,19 @@ static int replay_start(const wctx *w, wtrack *wt)
  * without a key there gets the key in force (emit_matr samples it). 0
  * when the record is not there, a key lies before it, or the record would
  * be dropped: natural_records and layout_matches decide then. */
-static int replay_record(const wctx *w, wtrack *wt, uint32_t bone, uint32_t frame, int frmn, wrec *r,
-                         anm_extra *ex)
+static int replay_record(const wctx *w, const wtrack *wt, rcur *cur, uint32_t bone, uint32_t frame, int frmn,
+                         wrec *r, anm_extra *ex)
 {
-    const ak_prop *rp = wt->records;
-    if (!rp || wt->next_rec >= rp->size / ANM_EXTRA_SIZE)
+    const ak_prop *rp = wt->records; /* none for an idle track, whose cursor is not set */
+    if (!rp || cur->next_rec >= rp->size / ANM_EXTRA_SIZE)
         return 0;
-    anm_extra_load(rp->data + wt->next_rec * ANM_EXTRA_SIZE, ex);
-    if (ex->frame != frame || (wt->next_rec && frame <= wt->last_frame) || ex->kind > ANM_TAG_FRM3)
+    anm_extra_load(rp->data + cur->next_rec * ANM_EXTRA_SIZE, ex);
+    if (ex->frame != frame || (cur->next_rec && frame <= cur->last_frame) || ex->kind > ANM_TAG_FRM3)
         return 0;
     if ((ex->flags & ANM_F_MESH) && (ex->mesh_off > wt->mesh_size || ex->mesh_size > wt->mesh_size - ex->mesh_off))
         return 0;
-    wt->next_rec++;
-    wt->last_frame = frame;
+    cur->next_rec++;
+    cur->last_frame = frame;
     r->frame = frame;
     r->bone = bone;
     r->ex = ex;
@@ -744,15 +756,16 @@ static int replay_record(const wctx *w, wtrack *wt, uint32_t bone, uint32_t fram
     const double at = frame;
     for (int c = 0; c < AK_CHANNELS; c++) {
         const ak_channel *ch = &wt->t->channel[c];
-        if (wt->at[c] >= ch->count)
+        if (cur->at[c] >= ch->count)
             continue;
-        double d = wt->at_frame[c] - at;
+        double d = cur->at_frame[c] - at;
         if (fabs(d) <= 1e-4 && frame < UINT32_MAX) {
-            r->key[c] = &ch->keys[wt->at[c]];
+            const ak_key *k = &ch->keys[cur->at[c]];
+            r->key[c] = k;
             r->has |= HAS(c);
-            r->clean |= (unsigned short)(wt->at[c] < wt->clean_n[c] ? HAS(c) : 0);
-            wt->at[c]++;
-            replay_note(w, wt, c);
+            r->clean |= (unsigned short)(k < wt->clean_end[c] ? HAS(c) : 0);
+            cur->at[c]++;
+            replay_note(w, wt, cur, c);
         } else if (d < 0) {
             return 0;
         }
@@ -763,47 +776,33 @@ static int replay_record(const wctx *w, wtrack *wt, uint32_t bone, uint32_t fram
         for (int c = 0; c < AK_CHANNELS; c++) {
             const ak_channel *ch = &wt->t->channel[c];
             if (c != CH_VIS && !(r->has & HAS(c)) && ch->count)
-                r->key[c] = &ch->keys[wt->at[c] ? wt->at[c] - 1 : 0];
+                r->key[c] = &ch->keys[cur->at[c] ? cur->at[c] - 1 : 0];
         }
     return 1;
 }
 
-/* Walks the layout prop: 1 when it visits each bone's stored records in
- * order and every key lies on one of them, as a document read and not
- * restructured does; then w->lay lists the records (in w->rec_pool, their
- * stored records in `ex`) and each track's nrec is set, as natural_records
- * and layout_matches would have them, without the per-channel frame lists
- * and the search. 0 when not, leaving rec_pool zeroed and w->lay NULL for
- * the regular path; -1 out of memory. */
-static int replay_layout(wctx *w, const ak_prop *lp, size_t nstored, anm_extra *ex)
+/* The walk of replay_layout, with a cursor per track in `cur`: 1 when
+ * every record and key was taken, each once. */
+static int replay_walk(wctx *w, const ak_prop *lp, size_t nstored, anm_extra *ex, rcur *cur)
 {
-    if (!lp || lp->type != AK_PROP_BYTES || !nstored)
-        return 0;
     for (size_t t = 0; t < w->ntr; t++)
-        if (!w->tr[t].idle && !replay_start(w, &w->tr[t]))
+        if (!w->tr[t].idle && !replay_start(w, &w->tr[t], &cur[t]))
             return 0;
-    w->lay = ak_job_alloc_uninit(w->job, nstored, sizeof *w->lay); /* the first `total` are set */
-    if (!w->lay)
-        return -1;
     size_t total = 0, p = 0;
     int ok = 1;
     while (ok && p < lp->size) {
-        if (lp->size - p < 9) {
-            ok = 0;
-            break;
-        }
+        if (lp->size - p < 9)
+            return 0;
         uint8_t kind = lp->data[p];
         uint32_t frame = ak_peek_u32(lp->data + p + 1), n = ak_peek_u32(lp->data + p + 5);
         p += 9;
-        if (kind > ANM_TAG_FRM3 || n > (lp->size - p) / 4 || n > nstored - total) {
-            ok = 0;
-            break;
-        }
+        if (kind > ANM_TAG_FRM3 || n > (lp->size - p) / 4 || n > nstored - total)
+            return 0;
         int frmn = (w->forced_tag >= 0 ? w->forced_tag : kind) == ANM_TAG_FRMN;
         for (uint32_t i = 0; ok && i < n; i++, p += 4) {
             uint32_t bone = ak_peek_u32(lp->data + p);
             wrec *r = &w->rec_pool[total];
-            ok = bone < w->ntr && replay_record(w, &w->tr[bone], bone, frame, frmn, r, &ex[total]);
+            ok = bone < w->ntr && replay_record(w, &w->tr[bone], &cur[bone], bone, frame, frmn, r, &ex[total]);
             if (ok)
                 w->lay[total++] = r;
         }
@@ -813,16 +812,33 @@ static int replay_layout(wctx *w, const ak_prop *lp, size_t nstored, anm_extra *
         if (wt->idle)
             continue;
         for (int c = 0; c < AK_CHANNELS; c++)
-            ok &= wt->at[c] == wt->t->channel[c].count;
-        wt->nrec = wt->next_rec;
+            ok &= cur[t].at[c] == wt->t->channel[c].count;
+        wt->nrec = cur[t].next_rec;
     }
-    if (ok && total == nstored) /* every stored record taken, each once */
+    return ok && total == nstored; /* every stored record taken, each once */
+}
+
+/* Walks the layout prop: 1 when it visits each bone's stored records in
+ * order and every key lies on one of them, as a document read and not
+ * restructured does; then w->lay lists the records (in w->rec_pool, their
+ * stored records in `ex`) and each track's nrec is set, as natural_records
+ * and layout_matches would have them, without the per-channel frame lists
+ * and the search. 0 when not, leaving rec_pool zeroed and w->lay NULL for
+ * the regular path. `cur` has room for a cursor per track, `lay` for
+ * nstored records. */
+static int replay_layout(wctx *w, const ak_prop *lp, size_t nstored, anm_extra *ex, rcur *cur, wrec **lay)
+{
+    if (!lp || lp->type != AK_PROP_BYTES || !nstored)
+        return 0;
+    w->lay = lay;
+    if (replay_walk(w, lp, nstored, ex, cur)) {
+        w->lay_in_pool = 1;
         return 1;
-    /* The record being filled when the walk stopped is dirty too. */
-    memset(w->rec_pool, 0, (total < nstored ? total + 1 : nstored) * sizeof *w->rec_pool);
+    }
+    /* Every record the walk touched, the one it stopped in too. */
+    memset(w->rec_pool, 0, nstored * sizeof *w->rec_pool);
     for (size_t t = 0; t < w->ntr; t++)
         w->tr[t].nrec = 0;
-    ak_job_free(w->job, w->lay);
     w->lay = NULL;
     return 0;
 }
@@ -836,17 +852,15 @@ static int mirrored_bit(const wctx *w, const wrec *r)
     return w->tr[r->bone].mirrored && (r->has & (HAS(CH_POS) | HAS(CH_ROT)));
 }
 
-static void emit_mesh(wctx *w, const wrec *r)
-{
-    const wtrack *wt = &w->tr[r->bone];
-    ak_put_u32(w->out, r->ex->mesh_size);
-    if (r->ex->mesh_size) /* an empty blob may have no mesh prop: no arithmetic on NULL */
-        ak_put(w->out, wt->mesh + r->ex->mesh_off, r->ex->mesh_size);
-}
-
 /* An FRM2/FRM3 key record up to its mesh body: bone, flags, three
  * float[3], the mesh size. */
 #define KEY_HEAD_MAX (3 + 36 + 4)
+static void flush(wctx *w)
+{
+    ak_put(w->out, w->buf, w->used);
+    w->used = 0;
+}
+
 /* What one chunk can take in wctx.buf (a mesh body goes straight to the
  * sink): tag, a frame number of up to 4 bytes, the count and at most 255
  * records, and never more than the document has. */
@@ -908,6 +922,12 @@ static ak_status emit_frm2_key(wctx *w, const wrec *r, size_t *used)
     return AK_OK;
 }
 
+/* An FRMN BONE record at most, up to its mesh body: BONE and the bone,
+ * MATR with nine floats and a position, VISI and its value, MESH and the
+ * size. */
+#define BONE_HEAD_MAX (8 + 52 + 8 + 8)
+
+/* MATR into w->buf at w->used (52 bytes). */
 static void emit_matr(wctx *w, const wrec *r)
 {
     const wtrack *wt = &w->tr[r->bone];
@@ -916,11 +936,12 @@ static void emit_matr(wctx *w, const wrec *r)
     const ak_key *kp = (r->has & HAS(CH_POS)) || r->key[CH_POS] ? r->key[CH_POS] : sample(wt, CH_POS, r->frame);
     const ak_key *ks =
         (r->has & HAS(CH_SCALE)) || r->key[CH_SCALE] ? r->key[CH_SCALE] : sample(wt, CH_SCALE, r->frame);
-    ak_put(w->out, "MATR", 4);
+    unsigned char *b = w->buf + w->used;
+    memcpy(b, "MATR", 4);
     int rot_clean = kr == r->key[CH_ROT] ? rec_clean(wt, r, CH_ROT) : known_clean(wt, CH_ROT, kr);
     int scale_clean = ks == r->key[CH_SCALE] ? rec_clean(wt, r, CH_SCALE) : known_clean(wt, CH_SCALE, ks);
     if (raw_ok(kr, 36, rot_clean) && (!ks || scale_clean || !ak_key_changed(ks))) {
-        ak_put(w->out, kr->raw, 36);
+        memcpy(b + 4, kr->raw, 36);
     } else {
         static const double id[4] = { 0, 0, 0, 1 };
         double sc[3] = { 1, 1, 1 };
@@ -933,14 +954,13 @@ static void emit_matr(wctx *w, const wrec *r)
         float m[9];
         anm_matrix_encode(q, sc, mirrored_bit(w, r), m);
         for (int i = 0; i < 9; i++)
-            ak_put_f32(w->out, m[i]);
+            ak_poke_u32(b + 4 + 4 * i, ak_f32_bits(m[i]));
     }
-    unsigned char b[12];
-    enc_vec(kp, 0.0, b, kp == r->key[CH_POS] ? rec_clean(wt, r, CH_POS) : known_clean(wt, CH_POS, kp));
-    ak_put(w->out, b, 12);
+    enc_vec(kp, 0.0, b + 40, kp == r->key[CH_POS] ? rec_clean(wt, r, CH_POS) : known_clean(wt, CH_POS, kp));
+    w->used += 52;
 }
 
-static ak_status emit_bone(wctx *w, const wrec *r)
+static void emit_bone(wctx *w, const wrec *r)
 {
     int want[4] = { 0 };
     want[ANM_SUB_MATR] = (r->has & (HAS(CH_POS) | HAS(CH_ROT) | HAS(CH_SCALE))) != 0;
@@ -965,20 +985,28 @@ static ak_status emit_bone(wctx *w, const wrec *r)
         if (!dup && want[code])
             order[n++] = code;
     }
-    ak_put(w->out, "BONE", 4);
-    ak_put_u32(w->out, r->bone);
+    if (w->cap - w->used < BONE_HEAD_MAX)
+        flush(w);
+    memcpy(w->buf + w->used, "BONE", 4);
+    ak_poke_u32(w->buf + w->used + 4, r->bone);
+    w->used += 8;
     for (int i = 0; i < n; i++) {
+        unsigned char *b = w->buf + w->used;
         if (order[i] == ANM_SUB_MATR) {
             emit_matr(w, r);
         } else if (order[i] == ANM_SUB_VISI) {
-            ak_put(w->out, "VISI", 4);
-            ak_put_u32(w->out, visi_value(r->key[CH_VIS], rec_clean(&w->tr[r->bone], r, CH_VIS)));
+            memcpy(b, "VISI", 4);
+            ak_poke_u32(b + 4, visi_value(r->key[CH_VIS], rec_clean(&w->tr[r->bone], r, CH_VIS)));
+            w->used += 8;
         } else {
-            ak_put(w->out, "MESH", 4);
-            emit_mesh(w, r);
+            memcpy(b, "MESH", 4);
+            ak_poke_u32(b + 4, r->ex->mesh_size);
+            w->used += 8;
+            flush(w);
+            if (r->ex->mesh_size) /* an empty blob may have no mesh prop: no arithmetic on NULL */
+                ak_put(w->out, w->tr[r->bone].mesh + r->ex->mesh_off, r->ex->mesh_size);
         }
     }
-    return AK_OK;
 }
 
 static int frame_width(uint32_t frms)
@@ -987,22 +1015,22 @@ static int frame_width(uint32_t frms)
     return max <= 0xFFu ? 1 : max <= 0xFFFFu ? 2 : 4;
 }
 
-static void flush(wctx *w)
+static void emit_frmn_chunk(wctx *w, uint32_t frame, wrec *const *recs, size_t n)
 {
-    ak_put(w->out, w->buf, w->used);
-    w->used = 0;
+    if (w->cap - w->used < 8)
+        flush(w);
+    memcpy(w->buf + w->used, "FRMN", 4);
+    ak_poke_u32(w->buf + w->used + 4, frame);
+    w->used += 8;
+    for (size_t i = 0; i < n; i++)
+        emit_bone(w, recs[i]);
 }
 
 /* One frame chunk holding `n` records (FRM2/FRM3: at most 255). */
 static ak_status emit_chunk(wctx *w, int tag, uint32_t frame, wrec *const *recs, size_t n)
 {
     if (tag == ANM_TAG_FRMN) {
-        flush(w);
-        ak_put(w->out, "FRMN", 4);
-        ak_put_u32(w->out, frame);
-        for (size_t i = 0; i < n; i++)
-            if (emit_bone(w, recs[i]) != AK_OK)
-                return AK_E_UNSUPPORTED;
+        emit_frmn_chunk(w, frame, recs, n);
         return AK_OK;
     }
     if (w->cap - w->used < 9 + n * KEY_HEAD_MAX)
@@ -1338,8 +1366,7 @@ static ak_status write_clip(wctx *w)
         for (int c = 0; c < AK_CHANNELS; c++) {
             const ak_channel *ch = &wt->t->channel[c];
             track_keys += ch->count;
-            wt->clean_n[c] = ch->count ? ak_keys_unchanged(ch->keys, ch->count) : 0;
-            wt->clean_end[c] = ch->count ? ch->keys + wt->clean_n[c] : NULL;
+            wt->clean_end[c] = ch->count ? ch->keys + ak_keys_unchanged(ch->keys, ch->count) : NULL;
         }
         keys += track_keys;
         find_track_props(wt);
@@ -1348,14 +1375,18 @@ static ak_status write_clip(wctx *w)
             nstored += wt->records->size / ANM_EXTRA_SIZE;
         wt->idle = !track_keys && !wt->records_any;
     }
-    /* Stored records are 16 bytes as channel entries are: both fit a
-     * block of channel entries. */
-    size_t ex_slots = (nstored * sizeof(anm_extra) + sizeof(wch) - 1) / sizeof(wch);
-    if (keys > SIZE_MAX - ex_slots)
+    /* One block of channel entries holds them, then the stored records
+     * (16 bytes as an entry is), replay_layout's cursors and its list of
+     * records: one allocation instead of three (each was a few per cent of
+     * writing a small file). */
+    size_t ex_slots = slots_for(nstored, sizeof(anm_extra));
+    size_t cur_slots = slots_for(w->ntr, sizeof(rcur)), lay_slots = slots_for(nstored, sizeof(wrec *));
+    size_t extra = ex_slots + cur_slots + lay_slots; /* each under SIZE_MAX / 16: no wrap */
+    if (extra > SIZE_MAX / sizeof(wch) || keys > SIZE_MAX / sizeof(wch) - extra)
         return ak_fail(w->job, AK_E_LIMIT, -1, "too many keys");
     /* Not cleared: every entry is written before it is read
-     * (prepare_channel, prepare_extras). */
-    w->pool = ak_job_alloc_uninit(w->job, keys + ex_slots, sizeof *w->pool);
+     * (prepare_channel, prepare_extras, replay_start, the replay's walk). */
+    w->pool = ak_job_alloc_uninit(w->job, keys + extra, sizeof *w->pool);
     /* One zeroed block for the records of every track instead of one
      * allocation per track (a many-bone file spent a tenth of its write
      * in malloc and free). */
@@ -1371,9 +1402,10 @@ static ak_status write_clip(wctx *w)
     const ak_prop *fp = found.frms;
     const ak_prop *lp = found.layout;
     int frms_ok = fp && fp->type == AK_PROP_INT && fp->i >= 0 && fp->i <= UINT32_MAX;
-    int layout = frms_ok ? replay_layout(w, lp, nstored, (anm_extra *)(void *)(w->pool + keys)) : 0;
-    if (layout < 0)
-        return nomem(w);
+    wch *after_ex = w->pool + keys + ex_slots;
+    int layout = frms_ok ? replay_layout(w, lp, nstored, (anm_extra *)(void *)(w->pool + keys),
+                                         (rcur *)(void *)after_ex, (wrec **)(void *)(after_ex + cur_slots))
+                         : 0;
     uint32_t max_frame = 0;
     int any = 0;
     if (!layout) {
@@ -1445,6 +1477,8 @@ static ak_status write_clip(wctx *w)
     if (names > SIZE_MAX - 8)
         return ak_fail(w->job, AK_E_LIMIT, -1, "too many bone names for BMAP");
     w->cap = 8 + names > chunk ? 8 + names : chunk;
+    if (w->cap < BONE_HEAD_MAX)
+        w->cap = BONE_HEAD_MAX;
     w->buf = ak_job_alloc_uninit(w->job, w->cap, 1); /* written before it is put */
     if (!w->buf)
         return nomem(w);
@@ -1473,7 +1507,8 @@ ak_status anm_write(ak_job *job, const ak_doc *doc, ak_sink *out)
     ak_job_free(job, w.rec_pool);
     ak_job_free(job, w.tr);
     ak_job_free(job, w.pool);
-    ak_job_free(job, w.lay);
+    if (!w.lay_in_pool)
+        ak_job_free(job, w.lay);
     ak_job_free(job, w.buf);
     if (s == AK_OK && ak_sink_failed(out))
         s = ak_fail(job, AK_E_NOMEM, -1, "out of memory while encoding");
