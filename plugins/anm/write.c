@@ -58,7 +58,7 @@ typedef struct wtrack {
                       * recs is either this, NULL or an allocation of the track's own (drop_records) */
     size_t hint; /* find_rec: where the next record is likely */
     const ak_key *clean_end[AK_CHANNELS]; /* keys before this one are untouched (asked once) */
-    const void *name; /* BMAP's bytes of the name (emit_names) */
+    const void *name; /* BMAP's bytes of the name (names_size) */
     size_t name_size;
     int idle; /* no keys and no stored records: nothing to prepare, no natural records (most
                * bones of a FRMN file: citroen_bodyback's 43 unkeyed bones were a quarter of
