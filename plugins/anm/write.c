@@ -205,16 +205,22 @@ static const ak_prop *records_prop(const wtrack *wt)
     return rp;
 }
 
-/* The stored records (wt->records) into `ex` (room for all of them). */
-static ak_status prepare_extras(wctx *w, wtrack *wt, anm_extra *ex)
+/* The track's mirror bit and mesh bodies, from its properties. */
+static void take_mesh_and_mirror(wtrack *wt)
 {
-    const ak_prop *rp = wt->records;
     const ak_prop *mp = wt->mesh_prop, *mirr = wt->mirrored_prop;
     wt->mirrored = mirr && mirr->type == AK_PROP_INT && mirr->i != 0;
     if (mp && mp->type == AK_PROP_BYTES) {
         wt->mesh = mp->data;
         wt->mesh_size = mp->size;
     }
+}
+
+/* The stored records (wt->records) into `ex` (room for all of them). */
+static ak_status prepare_extras(wctx *w, wtrack *wt, anm_extra *ex)
+{
+    const ak_prop *rp = wt->records;
+    take_mesh_and_mirror(wt);
     if (!rp) {
         const ak_prop *bad = wt->records_any;
         if (bad && bad->type == AK_PROP_BYTES && bad->size % ANM_EXTRA_SIZE)
@@ -661,6 +667,19 @@ static wrec *find_rec(wtrack *wt, uint32_t frame)
     return NULL;
 }
 
+/* The chunk of the layout prop at *p: 1 when it is well formed (a known
+ * kind, its bones within the prop), with *p moved to its first bone. */
+static int layout_chunk(const ak_prop *lp, size_t *p, uint8_t *kind, uint32_t *frame, uint32_t *n)
+{
+    if (lp->size - *p < 9)
+        return 0;
+    *kind = lp->data[*p];
+    *frame = ak_peek_u32(lp->data + *p + 1);
+    *n = ak_peek_u32(lp->data + *p + 5);
+    *p += 9;
+    return *kind <= ANM_TAG_FRM3 && *n <= (lp->size - *p) / 4;
+}
+
 /* 1 if the layout prop is well formed and names exactly the records,
  * which w->lay then lists in its order; 0 if not; -1 out of memory. */
 static int layout_matches(wctx *w, const ak_prop *lp)
@@ -675,12 +694,9 @@ static int layout_matches(wctx *w, const ak_prop *lp)
         return -1;
     size_t total = 0, p = 0;
     while (p < lp->size) {
-        if (lp->size - p < 9)
-            return 0;
-        uint8_t kind = lp->data[p];
-        uint32_t frame = ak_peek_u32(lp->data + p + 1), n = ak_peek_u32(lp->data + p + 5);
-        p += 9;
-        if (kind > ANM_TAG_FRM3 || n > (lp->size - p) / 4)
+        uint8_t kind;
+        uint32_t frame, n;
+        if (!layout_chunk(lp, &p, &kind, &frame, &n))
             return 0;
         for (uint32_t i = 0; i < n; i++, p += 4) {
             uint32_t bone = ak_peek_u32(lp->data + p);
@@ -712,14 +728,9 @@ static void replay_note(const wctx *w, const wtrack *wt, rcur *cur, int c)
  * warns of those). */
 static int replay_start(const wctx *w, wtrack *wt, rcur *cur)
 {
-    const ak_prop *mp = wt->mesh_prop, *mirr = wt->mirrored_prop;
     if (wt->records_any && !wt->records)
         return 0;
-    wt->mirrored = mirr && mirr->type == AK_PROP_INT && mirr->i != 0;
-    if (mp && mp->type == AK_PROP_BYTES) {
-        wt->mesh = mp->data;
-        wt->mesh_size = mp->size;
-    }
+    take_mesh_and_mirror(wt);
     cur->next_rec = 0;
     for (int c = 0; c < AK_CHANNELS; c++) {
         cur->at[c] = 0;
@@ -791,12 +802,9 @@ static int replay_walk(wctx *w, const ak_prop *lp, size_t nstored, anm_extra *ex
     size_t total = 0, p = 0;
     int ok = 1;
     while (ok && p < lp->size) {
-        if (lp->size - p < 9)
-            return 0;
-        uint8_t kind = lp->data[p];
-        uint32_t frame = ak_peek_u32(lp->data + p + 1), n = ak_peek_u32(lp->data + p + 5);
-        p += 9;
-        if (kind > ANM_TAG_FRM3 || n > (lp->size - p) / 4 || n > nstored - total)
+        uint8_t kind;
+        uint32_t frame, n;
+        if (!layout_chunk(lp, &p, &kind, &frame, &n) || n > nstored - total)
             return 0;
         int frmn = (w->forced_tag >= 0 ? w->forced_tag : kind) == ANM_TAG_FRMN;
         for (uint32_t i = 0; ok && i < n; i++, p += 4) {
@@ -1089,9 +1097,10 @@ static ak_status emit_layout(wctx *w, const ak_prop *lp)
     size_t p = 0, at = 0;
     ak_status s = AK_OK;
     while (s == AK_OK && p < lp->size) {
-        uint8_t kind = lp->data[p];
-        uint32_t frame = ak_peek_u32(lp->data + p + 1), n = ak_peek_u32(lp->data + p + 5);
-        p += 9 + 4 * (size_t)n;
+        uint8_t kind;
+        uint32_t frame, n;
+        layout_chunk(lp, &p, &kind, &frame, &n); /* well formed: layout_matches or replay_layout said so */
+        p += 4 * (size_t)n;
         int tag = w->forced_tag >= 0 ? w->forced_tag : kind;
         s = emit_group(w, tag, frame, w->lay + at, n);
         at += n;
