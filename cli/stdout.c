@@ -21,4 +21,15 @@ static void close_stdout(void)
     }
 }
 
-void cli_check_stdout_at_exit(void) { atexit(close_stdout); }
+/* Into a pipe or a file, stdio's default buffer is the device's block
+ * size (4 KiB): a JSON dump of ped_cretaceous.ifp (7.3 MB) took 1782
+ * write() calls, each a microsecond or more of kernel entry in a virtual
+ * machine. A terminal keeps its line buffering. */
+static char stdout_buffer[1 << 16];
+
+void cli_check_stdout_at_exit(void)
+{
+    if (!isatty(STDOUT_FILENO))
+        (void)setvbuf(stdout, stdout_buffer, _IOFBF, sizeof stdout_buffer);
+    atexit(close_stdout);
+}
