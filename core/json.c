@@ -10,10 +10,34 @@
 /* The dump goes out through a buffer of its own: one stdio call per
  * piece (a quote, a comma, a name) was most of the time of dumping a file
  * of many bones with few keys. */
+/* Key values repeat: the tracks of a clip share their key times, and
+ * quantised formats hold a few thousand distinct values (ANP3's x/4096).
+ * A number seen recently is copied from a table instead of converted
+ * again. A dump starts with a small table in `jout`; one that goes on
+ * past BIG_TABLE_AFTER numbers takes a larger one from the document's
+ * allocator (ped_cretaceous.ifp: 475 MB/s of JSON without a table, 535
+ * with the small one, 571 with the large one), and keeps the small one if
+ * that allocation fails. */
+#define SMALL_TABLE_BITS 8
+#define BIG_TABLE_BITS 11
+#define BIG_TABLE_AFTER 16384u
+
+typedef struct seen_number {
+    uint64_t bits; /* all ones (a NaN, never kept) when empty */
+    uint32_t length;
+    char text[AK_SHORTEST_MAX - 4];
+} seen_number;
+
 typedef struct jout {
     FILE *file;
     size_t used;
     char buf[8192];
+    seen_number *seen;  /* NULL until the first key */
+    unsigned seen_bits; /* `seen` holds 1 << seen_bits entries */
+    size_t lookups;
+    seen_number *big;   /* from `allocator`, freed at the end */
+    const ak_allocator *allocator;
+    seen_number small[1u << SMALL_TABLE_BITS];
 } jout;
 
 static void jflush(jout *o)
@@ -96,6 +120,43 @@ static size_t format_number(char *buf, size_t size, double v)
     if (size < AK_SHORTEST_MAX)
         return 0;
     return ak_shortest_double(v, buf);
+}
+
+static void use_table(jout *out, seen_number *table, unsigned bits)
+{
+    memset(table, 0xff, sizeof *table << bits);
+    out->seen = table;
+    out->seen_bits = bits;
+}
+
+static void grow_table(jout *out)
+{
+    out->big = out->allocator->alloc(out->allocator->user, sizeof(seen_number) << BIG_TABLE_BITS);
+    if (out->big)
+        use_table(out, out->big, BIG_TABLE_BITS);
+}
+
+/* format_number for a key's time or value, through the table. */
+static size_t format_key_number(jout *out, char *buf, double v)
+{
+    if (!isfinite(v))
+        return format_number(buf, AK_SHORTEST_MAX, v);
+    if (++out->lookups == BIG_TABLE_AFTER && !out->big)
+        grow_table(out);
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    seen_number *s = &out->seen[(bits * 0x9e3779b97f4a7c15u) >> (64 - out->seen_bits)];
+    if (s->bits == bits) {
+        memcpy(buf, s->text, sizeof s->text);
+        return s->length;
+    }
+    size_t n = format_number(buf, AK_SHORTEST_MAX, v);
+    if (n <= sizeof s->text) {
+        s->bits = bits;
+        s->length = (uint32_t)n;
+        memcpy(s->text, buf, sizeof s->text);
+    }
+    return n;
 }
 
 static void put_number(jout *out, double v)
@@ -197,6 +258,8 @@ static const int channel_width[AK_CHANNELS] = { 4, 3, 3, 1 };
 static void put_channel(jout *out, const ak_channel *ch, ak_channel_kind kind, unsigned flags)
 {
     jprintf(out, ",\n     \"%s\":[", ak_channel_name(kind));
+    if (!out->seen)
+        use_table(out, out->small, SMALL_TABLE_BITS);
     for (size_t k = 0; k < ch->count; k++) {
         /* One key is one write: the numbers are formatted into `line`. */
         const ak_key *key = &ch->keys[k];
@@ -205,13 +268,13 @@ static void put_channel(jout *out, const ak_channel *ch, ak_channel_kind kind, u
         if (k)
             line[n++] = ',';
         line[n++] = '[';
-        n += format_number(line + n, 40, key->time);
+        n += format_key_number(out, line + n, key->time);
         for (int c = 0; c < channel_width[kind]; c++) {
             line[n++] = ',';
             if (kind == AK_VISIBILITY)
                 line[n++] = key->v[0] != 0 ? '1' : '0';
             else
-                n += format_number(line + n, 40, key->v[c]);
+                n += format_key_number(out, line + n, key->v[c]);
         }
         line[n++] = ']';
         jput(out, line, n);
@@ -375,10 +438,15 @@ static void put_doc(jout *out, const ak_doc *doc, const char *clip, unsigned fla
 
 ak_status ak_doc_write_json(const ak_doc *doc, const char *clip, unsigned flags, FILE *file)
 {
-    jout out; /* 8 KiB on the stack: no allocation, so nothing to fail */
+    jout out; /* 16 KiB on the stack; the one allocation may fail */
     out.file = file;
     out.used = 0;
+    out.seen = out.big = NULL;
+    out.lookups = 0;
+    out.allocator = &doc->private_->heap.allocator;
     put_doc(&out, doc, clip, flags);
     jflush(&out);
+    if (out.big)
+        out.allocator->free(out.allocator->user, out.big);
     return ferror(file) ? AK_E_IO : AK_OK;
 }

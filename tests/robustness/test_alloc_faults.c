@@ -6,6 +6,7 @@
 #include "robust.h"
 #include "internal.h" /* ak_doc_new_with */
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +328,93 @@ START_TEST(t_allocator_counts)
 }
 END_TEST
 
+/* ---- JSON dump ------------------------------------------------------------- */
+
+/* The JSON writer keeps the text of numbers it has formatted, in a table
+ * it enlarges from the document's allocator once a dump runs long: with
+ * that allocation refused the dump must come out the same, and either way
+ * every number must read back to the key's own value (a wrong table entry
+ * would not). */
+static char *dump_json(const ak_doc *doc, size_t *size)
+{
+    char *text = NULL;
+    FILE *fp = open_memstream(&text, size);
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_int_eq(ak_doc_write_json(doc, NULL, 0, fp), AK_OK);
+    ck_assert_int_eq(fclose(fp), 0);
+    return text;
+}
+
+static void check_keys_read_back(const char *text, const ak_channel *ch)
+{
+    const char *p = strstr(text, "\"rotation\":[");
+    ck_assert_ptr_nonnull(p);
+    p += strlen("\"rotation\":[");
+    for (size_t k = 0; k < ch->count; k++) {
+        double want[5] = { ch->keys[k].time, ch->keys[k].v[0], ch->keys[k].v[1], ch->keys[k].v[2], ch->keys[k].v[3] };
+        ck_assert_msg(*p == '[', "key %zu: no '[' at \"%.20s\"", k, p);
+        p++;
+        for (int i = 0; i < 5; i++) {
+            char *end;
+            double got = strtod(p, &end);
+            ck_assert_msg(end != p && memcmp(&got, &want[i], sizeof got) == 0,
+                          "key %zu number %d: \"%.*s\" is not %.17g", k, i, (int)(end - p), p, want[i]);
+            p = end + 1; /* the ',' or the ']' */
+        }
+        if (*p == ',')
+            p++;
+    }
+}
+
+START_TEST(t_json_number_table)
+{
+    rb_alloc st = { 0 };
+    ak_allocator a = rb_alloc_make(&st);
+    rb_alloc_arm(&st, 0);
+    ak_doc *doc = ak_doc_new_with(&a, 0);
+    ak_track *t = ak_track_add(ak_clip_add(doc, "c"), "b");
+    ck_assert_ptr_nonnull(t);
+    /* 20,000 numbers: past the point where the table grows. Values repeat
+     * (quantised, as in ANP3) or are any finite double, so that entries
+     * collide and are replaced. */
+    uint64_t seed = 12345;
+    for (int k = 0; k < 4000; k++) {
+        ak_key *key = ak_key_add(t, AK_ROTATION);
+        ck_assert_ptr_nonnull(key);
+        key->time = k / 30.0;
+        for (int i = 0; i < 4; i++) {
+            seed = seed * 6364136223846793005u + 1442695040888963407u;
+            double v = (double)(int)((seed >> 33) % 6000 - 3000) / 4096;
+            if (i == 3 && k % 3 == 0) {
+                uint64_t bits = seed ^ (seed >> 29);
+                memcpy(&v, &bits, sizeof v);
+                if (!isfinite(v))
+                    v = -0.0;
+            }
+            key->v[i] = v;
+        }
+    }
+    long before = st.live;
+    rb_alloc_arm(&st, 0);
+    size_t n1, n2;
+    char *with_table = dump_json(doc, &n1);
+    ck_assert_int_eq(st.calls, 1); /* the larger table */
+    ck_assert_int_eq(st.live, before);
+    rb_alloc_arm(&st, 1);
+    char *small_only = dump_json(doc, &n2);
+    ck_assert_int_eq(st.refused, 1);
+    ck_assert_int_eq(st.live, before);
+    ck_assert_uint_eq(n1, n2);
+    ck_assert(memcmp(with_table, small_only, n1) == 0);
+    check_keys_read_back(with_table, &t->channel[AK_ROTATION]);
+    free(with_table);
+    free(small_only);
+    ak_doc_free(doc);
+    ck_assert_int_eq(st.live, 0);
+    ck_assert_int_eq(st.bad_frees, 0);
+}
+END_TEST
+
 /* ---- registry construction -------------------------------------------------- */
 
 START_TEST(t_registry_open)
@@ -490,6 +578,7 @@ int main(void)
     tcase_add_test(tc, t_tst_write);
     tcase_add_test(tc, t_tst_clone);
     tcase_add_test(tc, t_tst_edit);
+    tcase_add_test(tc, t_json_number_table);
     tcase_add_test(tc, t_registry_open);
     tcase_add_test(tc, t_registry_config);
     suite_add_tcase(s, tc);
