@@ -58,11 +58,6 @@ typedef struct wtrack {
                       * recs is either this, NULL or an allocation of the track's own (drop_records) */
     size_t hint; /* find_rec: where the next record is likely */
     const ak_key *clean_end[AK_CHANNELS]; /* keys before this one are untouched (asked once) */
-    const void *name; /* BMAP's bytes of the name (names_size) */
-    size_t name_size;
-    int idle; /* no keys and no stored records: nothing to prepare, no natural records (most
-               * bones of a FRMN file: citroen_bodyback's 43 unkeyed bones were a quarter of
-               * writing it) */
 } wtrack;
 
 /* Where replay_layout is in a track: set by replay_start for the tracks
@@ -75,6 +70,11 @@ typedef struct rcur {
     uint32_t last_frame;          /* the frame of the record before next_rec */
 } rcur;
 
+typedef struct bname {
+    const void *bytes;
+    size_t size;
+} bname;
+
 typedef struct wctx {
     ak_job *job;
     const ak_clip *clip;
@@ -86,6 +86,14 @@ typedef struct wctx {
     uint32_t frms;
     wtrack *tr;
     size_t ntr;
+    /* The tracks that may hold records, ascending: those with keys or
+     * stored records, or every track once generate_records runs. The
+     * loops over records walk these, not every bone (citroen_bodyback:
+     * 1 of 44). */
+    uint32_t *busy;
+    size_t nbusy;
+    bname *names; /* BMAP's bytes of each track's name */
+    size_t names_total; /* BMAP's size after its count: 4 + the bytes, per name */
     wrec **lay;          /* layout mode: the records in layout order */
     int lay_in_pool;     /* lay is replay_layout's, in pool: not freed apart */
     /* Scratch of every track in one block (tracks take slices): the
@@ -687,8 +695,8 @@ static int layout_matches(wctx *w, const ak_prop *lp)
     if (!lp || lp->type != AK_PROP_BYTES)
         return 0;
     size_t have = 0;
-    for (size_t t = 0; t < w->ntr; t++)
-        have += w->tr[t].nrec;
+    for (size_t i = 0; i < w->nbusy; i++)
+        have += w->tr[w->busy[i]].nrec;
     w->lay = ak_job_alloc(w->job, have, sizeof *w->lay);
     if (!w->lay)
         return -1;
@@ -796,8 +804,8 @@ static int replay_record(const wctx *w, const wtrack *wt, rcur *cur, uint32_t bo
  * every record and key was taken, each once. */
 static int replay_walk(wctx *w, const ak_prop *lp, size_t nstored, anm_extra *ex, rcur *cur)
 {
-    for (size_t t = 0; t < w->ntr; t++)
-        if (!w->tr[t].idle && !replay_start(w, &w->tr[t], &cur[t]))
+    for (size_t i = 0; i < w->nbusy; i++)
+        if (!replay_start(w, &w->tr[w->busy[i]], &cur[w->busy[i]]))
             return 0;
     size_t total = 0, p = 0;
     int ok = 1;
@@ -815,10 +823,9 @@ static int replay_walk(wctx *w, const ak_prop *lp, size_t nstored, anm_extra *ex
                 w->lay[total++] = r;
         }
     }
-    for (size_t t = 0; ok && t < w->ntr; t++) {
+    for (size_t i = 0; ok && i < w->nbusy; i++) {
+        size_t t = w->busy[i];
         wtrack *wt = &w->tr[t];
-        if (wt->idle)
-            continue;
         for (int c = 0; c < AK_CHANNELS; c++)
             ok &= cur[t].at[c] == wt->t->channel[c].count;
         wt->nrec = cur[t].next_rec;
@@ -845,8 +852,8 @@ static int replay_layout(wctx *w, const ak_prop *lp, size_t nstored, anm_extra *
     }
     /* Every record the walk touched, the one it stopped in too. */
     memset(w->rec_pool, 0, nstored * sizeof *w->rec_pool);
-    for (size_t t = 0; t < w->ntr; t++)
-        w->tr[t].nrec = 0;
+    for (size_t i = 0; i < w->nbusy; i++)
+        w->tr[w->busy[i]].nrec = 0;
     w->lay = NULL;
     return 0;
 }
@@ -875,8 +882,8 @@ static void flush(wctx *w)
 static size_t chunk_buf_size(const wctx *w)
 {
     size_t recs = 0;
-    for (size_t t = 0; t < w->ntr && recs < 255; t++)
-        recs += w->tr[t].nrec;
+    for (size_t i = 0; i < w->nbusy && recs < 255; i++)
+        recs += w->tr[w->busy[i]].nrec;
     return 4 + 4 + 1 + (recs < 255 ? recs : 255) * KEY_HEAD_MAX;
 }
 
@@ -1119,15 +1126,17 @@ static int cmp_wrec_ptr(const void *a, const void *b)
 static ak_status emit_sorted(wctx *w)
 {
     size_t total = 0;
-    for (size_t t = 0; t < w->ntr; t++)
-        total += w->tr[t].nrec;
+    for (size_t b = 0; b < w->nbusy; b++)
+        total += w->tr[w->busy[b]].nrec;
     wrec **all = ak_job_alloc_uninit(w->job, total, sizeof *all); /* every slot set below */
     if (!all)
         return nomem(w);
     size_t n = 0;
-    for (size_t t = 0; t < w->ntr; t++)
-        for (size_t i = 0; i < w->tr[t].nrec; i++)
-            all[n++] = &w->tr[t].recs[i];
+    for (size_t b = 0; b < w->nbusy; b++) {
+        const wtrack *wt = &w->tr[w->busy[b]];
+        for (size_t i = 0; i < wt->nrec; i++)
+            all[n++] = &wt->recs[i];
+    }
     qsort(all, n, sizeof *all, cmp_wrec_ptr);
     int tag = w->forced_tag >= 0 ? w->forced_tag : w->default_tag;
     ak_status s = AK_OK;
@@ -1194,21 +1203,7 @@ static const void *name_bytes(const wtrack *wt, size_t *size)
     return t->bone;
 }
 
-/* BMAP's size, noting each track's name bytes. */
-static ak_status names_size(wctx *w, size_t *total)
-{
-    *total = 0;
-    for (size_t t = 0; t < w->ntr; t++) {
-        wtrack *wt = &w->tr[t];
-        wt->name = name_bytes(wt, &wt->name_size);
-        if (wt->name_size > UINT32_MAX || wt->name_size > SIZE_MAX - 4 - *total)
-            return ak_fail(w->job, AK_E_LIMIT, -1, "bone '%s': name too long for BMAP", wt->t->bone);
-        *total += 4 + wt->name_size;
-    }
-    return AK_OK;
-}
-
-/* BMAP, its names appended to w->buf (names_size bytes more at least)
+/* BMAP, its names appended to w->buf (8 + w->names_total bytes of room)
  * instead of two puts a name (a third of writing a file of many unkeyed
  * bones, citroen_bodyback). */
 static void emit_bmap(wctx *w)
@@ -1217,11 +1212,11 @@ static void emit_bmap(wctx *w)
     ak_poke_u32(w->buf + w->used + 4, (uint32_t)w->ntr);
     size_t at = w->used + 8;
     for (size_t t = 0; t < w->ntr; t++) {
-        const wtrack *wt = &w->tr[t];
-        ak_poke_u32(w->buf + at, (uint32_t)wt->name_size);
-        if (wt->name_size) /* "" may be a literal of no length: no copy from it needed */
-            memcpy(w->buf + at + 4, wt->name, wt->name_size);
-        at += 4 + wt->name_size;
+        const bname *nm = &w->names[t];
+        ak_poke_u32(w->buf + at, (uint32_t)nm->size);
+        if (nm->size) /* "" may be a literal of no length: no copy from it needed */
+            memcpy(w->buf + at + 4, nm->bytes, nm->size);
+        at += 4 + nm->size;
     }
     w->used = at;
 }
@@ -1291,10 +1286,9 @@ static ak_status regular_records(wctx *w, size_t keys, int *any, uint32_t *max_f
     wch *wch_at = w->pool;
     anm_extra *ex_at = (anm_extra *)(void *)(w->pool + keys);
     ak_status s = AK_OK;
-    for (size_t t = 0; t < w->ntr; t++) {
+    for (size_t i = 0; i < w->nbusy; i++) {
+        size_t t = w->busy[i];
         wtrack *wt = &w->tr[t];
-        if (wt->idle)
-            continue;
         for (int c = 0; c < AK_CHANNELS && s == AK_OK; c++) {
             s = prepare_channel(w, wt, c, wch_at);
             wch_at += wt->t->channel[c].count;
@@ -1364,9 +1358,13 @@ static ak_status write_clip(wctx *w)
     w->ntr = clip->track_count;
     if (w->ntr > UINT32_MAX)
         return ak_fail(w->job, AK_E_UNSUPPORTED, -1, "too many tracks for BMAP");
-    w->tr = ak_job_alloc(w->job, w->ntr, sizeof *w->tr);
+    /* The tracks, their names and the busy list in one block. */
+    w->tr = ak_job_alloc_uninit(w->job, w->ntr, sizeof(wtrack) + sizeof(bname) + sizeof(uint32_t));
     if (!w->tr)
         return nomem(w);
+    memset(w->tr, 0, w->ntr * sizeof *w->tr);
+    w->names = (bname *)(void *)(w->tr + w->ntr);
+    w->busy = (uint32_t *)(void *)(w->names + w->ntr);
     size_t keys = 0, nstored = 0;
     for (size_t t = 0; t < w->ntr; t++) {
         wtrack *wt = &w->tr[t];
@@ -1382,7 +1380,16 @@ static ak_status write_clip(wctx *w)
         wt->records = records_prop(wt);
         if (wt->records)
             nstored += wt->records->size / ANM_EXTRA_SIZE;
-        wt->idle = !track_keys && !wt->records_any;
+        /* Idle (no keys, no stored records): nothing to prepare and no natural
+         * records. Most bones of a FRMN file are (citroen_bodyback's 43
+         * unkeyed bones were a quarter of writing it). */
+        if (track_keys || wt->records_any)
+            w->busy[w->nbusy++] = (uint32_t)t;
+        bname *nm = &w->names[t];
+        nm->bytes = name_bytes(wt, &nm->size);
+        if (nm->size > UINT32_MAX || nm->size > SIZE_MAX - 4 - w->names_total)
+            return ak_fail(w->job, AK_E_LIMIT, -1, "bone '%s': name too long for BMAP", wt->t->bone);
+        w->names_total += 4 + nm->size;
     }
     /* One block of channel entries holds them, then the stored records
      * (16 bytes as an entry is), replay_layout's cursors and its list of
@@ -1402,8 +1409,8 @@ static ak_status write_clip(wctx *w)
     w->rec_pool = w->pool && nstored ? ak_job_alloc(w->job, nstored, sizeof *w->rec_pool) : NULL;
     if (!w->pool || (nstored && !w->rec_pool))
         return nomem(w);
-    for (size_t t = 0, at = 0; t < w->ntr; t++) {
-        wtrack *wt = &w->tr[t];
+    for (size_t i = 0, at = 0; i < w->nbusy; i++) { /* an idle track has no records */
+        wtrack *wt = &w->tr[w->busy[i]];
         wt->rec_slice = wt->records ? w->rec_pool + at : NULL;
         if (wt->records)
             at += wt->records->size / ANM_EXTRA_SIZE;
@@ -1442,6 +1449,11 @@ static ak_status write_clip(wctx *w)
         if (frms > UINT32_MAX)
             return ak_fail(w->job, AK_E_UNSUPPORTED, -1, "the clip is too long for FRMS");
         w->frms = (uint32_t)frms;
+        /* Every bone gets records here, the unkeyed ones too (visible at
+         * the first and last frame). */
+        for (size_t t = 0; t < w->ntr; t++)
+            w->busy[t] = (uint32_t)t;
+        w->nbusy = w->ntr;
         for (size_t t = 0; t < w->ntr && s == AK_OK; t++)
             s = generate_records(w, &w->tr[t], (uint32_t)t, w->frms ? w->frms - 1 : 0);
         if (s != AK_OK)
@@ -1478,10 +1490,7 @@ static ak_status write_clip(wctx *w)
     }
     if (form == 1 && w->ntr == 0 && ncmnt == 0)
         return AK_OK;
-    size_t names;
-    s = names_size(w, &names);
-    if (s != AK_OK)
-        return s;
+    size_t names = w->names_total;
     size_t chunk = chunk_buf_size(w);
     if (names > SIZE_MAX - 8)
         return ak_fail(w->job, AK_E_LIMIT, -1, "too many bone names for BMAP");
@@ -1511,8 +1520,8 @@ ak_status anm_write(ak_job *job, const ak_doc *doc, ak_sink *out)
     w.clip = doc->clips[0];
     w.out = out;
     ak_status s = write_clip(&w);
-    for (size_t t = 0; w.tr && t < w.ntr; t++)
-        drop_records(&w, &w.tr[t]);
+    for (size_t i = 0; w.tr && i < w.nbusy; i++) /* only they may own records */
+        drop_records(&w, &w.tr[w.busy[i]]);
     ak_job_free(job, w.rec_pool);
     ak_job_free(job, w.tr);
     ak_job_free(job, w.pool);
