@@ -7,9 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The dump goes out through a buffer of its own: one stdio call per
- * piece (a quote, a comma, a name) was most of the time of dumping a file
- * of many bones with few keys. */
 /* Key values repeat: the tracks of a clip share their key times, and
  * quantised formats hold a few thousand distinct values (ANP3's x/4096).
  * A number seen recently is copied from a table instead of converted
@@ -28,6 +25,9 @@ typedef struct seen_number {
     char text[AK_SHORTEST_MAX - 4];
 } seen_number;
 
+/* The dump goes out through a buffer of its own: one stdio call per
+ * piece (a quote, a comma, a name) was most of the time of dumping a file
+ * of many bones with few keys. */
 typedef struct jout {
     FILE *file;
     size_t used;
