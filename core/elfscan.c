@@ -108,12 +108,35 @@ static int find_note(const unsigned char *bytes, size_t size, ak_plugin_note *ou
     return 0;
 }
 
+/* The note in a PT_NOTE segment that lies in the file's first `len` bytes
+ * (`head`), where linkers put the loadable notes: one read instead of one
+ * per section header (the registry reads the notes of every plugin before
+ * a command can start). */
+static int note_in_head(const elf_file *f, const unsigned char *head, size_t len, ak_plugin_note *note)
+{
+    const ElfW(Ehdr) *eh = &f->eh;
+    if (eh->e_phentsize != sizeof(ElfW(Phdr)) || eh->e_phoff > len ||
+        eh->e_phnum > (len - eh->e_phoff) / sizeof(ElfW(Phdr)))
+        return 0;
+    for (unsigned i = 0; i < eh->e_phnum; i++) {
+        ElfW(Phdr) ph;
+        memcpy(&ph, head + eh->e_phoff + i * sizeof ph, sizeof ph);
+        if (ph.p_type == PT_NOTE && ph.p_offset <= len && ph.p_filesz <= len - ph.p_offset &&
+            find_note(head + ph.p_offset, (size_t)ph.p_filesz, note))
+            return 1;
+    }
+    return 0;
+}
+
 int ak_elf_read_note(int fd, ak_plugin_note *note, char *why, size_t n)
 {
     elf_file f;
     if (!open_elf(&f, fd, why, n))
         return -1;
     unsigned char buf[4096];
+    size_t head = f.size < sizeof buf ? (size_t)f.size : sizeof buf;
+    if (read_at(&f, buf, head, 0) && note_in_head(&f, buf, head, note))
+        return 1;
     for (unsigned i = 0; i < f.eh.e_shnum; i++) {
         ElfW(Shdr) sh;
         if (!section(&f, i, &sh)) {

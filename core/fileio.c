@@ -44,6 +44,29 @@ static void populate(unsigned char *p, size_t size)
 #endif
 }
 
+/* An input of half a huge page or more gets whole huge pages of its own:
+ * in a virtual machine the first touch of every 4 KiB page costs more
+ * than its copy, once when read() fills it and again when the plugin first
+ * reads it (ped_cretaceous.ifp, 1.3 MB, fresh process: 2.8 ms to load it
+ * and walk it once in 4 KiB pages, 0.4 ms in one 2 MiB page). At most
+ * 2 MiB of padding, never touched where huge pages are not available. */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static unsigned char *input_buffer(size_t size)
+{
+#ifdef MADV_HUGEPAGE
+    if (size >= HUGE_PAGE / 2 && size <= SIZE_MAX - HUGE_PAGE) {
+        size_t padded = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+        void *p = NULL;
+        if (posix_memalign(&p, HUGE_PAGE, padded) != 0)
+            return NULL;
+        (void)madvise(p, padded, MADV_HUGEPAGE);
+        return p;
+    }
+#endif
+    return malloc(size);
+}
+
 /* The input is read, not mapped: a mapped file that another process
  * truncates kills the reader with SIGBUS, and a host must never die of
  * its input. */
@@ -67,7 +90,7 @@ ak_status ak_file_map(const char *path, ak_mapped_file *file, ak_report *report)
     if ((uintmax_t)st.st_size > SIZE_MAX / 2)
         return input_error(report, AK_E_NOINPUT, path, "file too large to read", fd);
     size_t size = (size_t)st.st_size;
-    unsigned char *data = malloc(size);
+    unsigned char *data = input_buffer(size);
     if (!data)
         return input_error(report, AK_E_NOMEM, path, "not enough memory to read the file", fd);
     populate(data, size);

@@ -2,12 +2,15 @@
  * the ABI note read from the file (no code of a foreign-ABI plugin runs),
  * the warning for plugins without it, the entry symbol's explanations
  * (hidden, C++-mangled), and the name-collision rule. */
+#define _GNU_SOURCE /* dladdr() */
 #include "testutil.h"
 #include "registry.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,18 +346,53 @@ START_TEST(elf_scan_survives_damage)
     ck_assert_uint_eq(note.abi_major, AK_ABI_MAJOR);
     ck_assert_uint_eq(note.abi_minor, AK_ABI_MINOR);
     ck_assert_uint_eq(note.struct_size, sizeof(ak_codec));
-    /* Every length cut short, and bytes of the headers and section table
-     * changed one at a time: no crash, no read outside the file. */
+    /* The note is found in the PT_NOTE segment of the first page; with
+     * that segment's type wiped it is still found through the sections. */
+    ElfW(Ehdr) eh;
+    memcpy(&eh, so, sizeof eh);
+    ck_assert_uint_eq(eh.e_phentsize, sizeof(ElfW(Phdr)));
+    unsigned char *copy = malloc(n);
+    memcpy(copy, so, n);
+    memset(copy + 0x28, 0, 8); /* e_shoff: no section table */
+    memset(copy + 0x3c, 0, 2); /* e_shnum */
+    memset(&note, 0, sizeof note);
+    ck_assert_int_eq(scan_bytes(copy, n, &note), 1);
+    ck_assert_uint_eq(note.abi_major, AK_ABI_MAJOR);
+    memcpy(copy, so, n);
+    int wiped = 0;
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        ElfW(Phdr) ph;
+        memcpy(&ph, so + eh.e_phoff + i * sizeof ph, sizeof ph);
+        if (ph.p_type != PT_NOTE)
+            continue;
+        ck_assert_uint_lt(ph.p_offset + ph.p_filesz, 4096); /* what the one read of the first page relies on */
+        ph.p_type = PT_NULL;
+        memcpy(copy + eh.e_phoff + i * sizeof ph, &ph, sizeof ph);
+        wiped++;
+    }
+    ck_assert_int_ge(wiped, 1);
+    memset(&note, 0, sizeof note);
+    ck_assert_int_eq(scan_bytes(copy, n, &note), 1);
+    ck_assert_uint_eq(note.abi_minor, AK_ABI_MINOR);
+    /* ... and with the section table gone too, not at all. */
+    memset(copy + 0x28, 0, 8);  /* e_shoff */
+    memset(copy + 0x3c, 0, 2);  /* e_shnum */
+    ck_assert_int_eq(scan_bytes(copy, n, &note), 0);
+    /* Every length cut short, and bytes of the headers, program headers
+     * and section table changed one at a time: no crash, no read outside
+     * the file. */
     for (size_t cut = 0; cut < n; cut += 61)
         scan_bytes(so, cut, &note);
-    unsigned char *copy = malloc(n);
     uint64_t shoff;
     memcpy(&shoff, so + 0x28, sizeof shoff); /* e_shoff of ELF64 */
+    size_t ph_bytes = (size_t)eh.e_phnum * sizeof(ElfW(Phdr));
     unsigned seed = 12345;
-    for (int i = 0; i < 3000; i++) {
+    for (int i = 0; i < 4500; i++) {
         memcpy(copy, so, n);
         seed = seed * 1103515245u + 12345u;
-        size_t at = i % 2 ? (seed >> 8) % 64 : (size_t)(shoff + (seed >> 8) % (n - shoff < 4096 ? n - shoff : 4096));
+        size_t at = i % 3 == 1   ? (seed >> 8) % 64
+                    : i % 3 == 2 ? (size_t)eh.e_phoff + (seed >> 8) % ph_bytes
+                                 : (size_t)(shoff + (seed >> 8) % (n - shoff < 4096 ? n - shoff : 4096));
         if (at >= n)
             continue;
         copy[at] = (unsigned char)(seed >> 3);
