@@ -365,7 +365,8 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
 
 static int open_registry(cli *c)
 {
-    ak_registry_config cfg = { sizeof cfg, 0, c->config_file, NULL, cli_print_message, NULL,
+    /* The process ends soon after the registry is freed. */
+    ak_registry_config cfg = { sizeof cfg, AK_REG_KEEP_LOADED, c->config_file, NULL, cli_print_message, NULL,
                                build_tree_plugin_path() };
     ak_report rep = { 0 };
     rep.on_message = cli_print_message;

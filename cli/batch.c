@@ -295,7 +295,8 @@ static ak_status read_item(cli *c, item *it, int show_warnings)
     ak_report rep = { 0 };
     rep.on_message = log_message;
     rep.user = &lg;
-    ak_options o = { sizeof o, c->format, it->path, c->params, 0, c->strict ? AK_READ_STRICT : 0 };
+    ak_options o = { sizeof o, c->format, it->path, c->params, 0,
+                     (c->strict ? AK_READ_STRICT : 0) | (c->outline ? AK_READ_OUTLINE : 0) };
     ak_status st = ak_read_file(c->reg, it->path, &o, &it->doc, &rep);
     if (st != AK_OK) {
         it->rc = ak_status_exit(st);

@@ -25,6 +25,7 @@ typedef struct cli {
     const char **args;   /* positional arguments after the command */
     int arg_count;
     int json, raw, ticks, force, verbose, strict;
+    int outline; /* read outlines (AK_READ_OUTLINE): the command prints no keys */
     ak_registry *reg;
     char *owned[8];    /* params built by the CLI itself, freed at exit */
     int owned_count;

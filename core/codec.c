@@ -131,6 +131,8 @@ ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size, const 
     ak_doc_expect(doc, size);
     ak_doc_use_pool(doc, reg->pool);
     ak_job_use_stack(&job, small_scratch, sizeof small_scratch); /* until ak_job_release_scratch */
+    if (opt_flags(options) & AK_READ_OUTLINE)
+        job.outline_doc = doc;
     ak_status st = codec->read(&job, bytes, size, doc);
     ak_job_release_scratch(&job);
     if (job.failed) /* the first error wins: a cap hit inside a helper, not its fallout */
@@ -306,6 +308,12 @@ ak_status ak_write(const ak_registry *reg, const ak_doc *doc, const ak_options *
     if (!codec->write) {
         ak_report_emit(report, AK_ERROR, AK_E_NOWRITE, file, codec->name, -1, "this plugin cannot write");
         return AK_E_NOWRITE;
+    }
+    if (ak_doc_outline(doc)) {
+        ak_report_emit(report, AK_ERROR, AK_E_USAGE, file, codec->name, -1,
+                       "the document is an outline (read with AK_READ_OUTLINE): its keys were counted, not "
+                       "read, so there is nothing to write; read the file in full");
+        return AK_E_USAGE;
     }
     if (doc->clip_count != 1 && !(codec->caps & AK_CAP_MULTI_CLIP)) {
         ak_report_emit(report, AK_ERROR, AK_E_USAGE, file, codec->name, -1,

@@ -403,6 +403,7 @@ ak_status ak_registry_open(const ak_registry_config *rc, ak_registry **out, ak_r
     reg->log.on_message = rc->on_message;
     reg->log.user = rc->user;
     reg->unsafe = (rc->flags & AK_REG_UNSAFE_PLUGINS) || ak_trust_unsafe_env();
+    reg->keep_loaded = (rc->flags & AK_REG_KEEP_LOADED) != 0;
     if (reg->unsafe && !(rc->flags & AK_REG_NO_PLUGINS))
         ak_registry_warn(reg, NULL, "plugin trust checks are off (ANIMKIT_UNSAFE_PLUGINS=1 or "
                          "AK_REG_UNSAFE_PLUGINS): plugins and configs are used whoever owns them and their "

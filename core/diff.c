@@ -251,7 +251,7 @@ static void diff_clip(differ *d, const ak_clip *a, const ak_clip *b)
 
 ak_status ak_doc_diff(const ak_doc *a, const ak_doc *b, double tol, ak_diff **out)
 {
-    if (!a || !b || !out || !(tol >= 0))
+    if (!a || !b || !out || !(tol >= 0) || ak_doc_outline(a) || ak_doc_outline(b))
         return AK_E_USAGE;
     *out = NULL;
     differ d = { calloc(1, sizeof(ak_diff)), 0, tol, 0 };

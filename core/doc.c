@@ -893,6 +893,7 @@ static ak_status copy_track(ak_clip *to, const ak_track *src)
     t->has_bone_hash = src->has_bone_hash;
     t->weight = src->weight;
     t->skeleton_bone = src->skeleton_bone;
+    memcpy(t->outline_keys, src->outline_keys, sizeof t->outline_keys);
     for (int c = 0; c < AK_CHANNELS; c++) {
         const ak_channel *ch = &src->channel[c];
         if (ak_channel_reserve(t, (ak_channel_kind)c, ch->count) != AK_OK)
@@ -923,6 +924,10 @@ ak_status ak_copy_clip(ak_doc *to, const ak_clip *src)
     c->duration = src->duration;
     c->frame_rate = src->frame_rate;
     c->tick_rate = src->tick_rate;
+    /* Keys that were only counted stay so in the copy: its document can no
+     * more be written than the outline it came from. */
+    if (src->doc->private_->outline)
+        to->private_->outline = 1;
     for (size_t i = 0; i < src->track_count; i++)
         if (copy_track(c, src->tracks[i]) != AK_OK)
             return AK_E_NOMEM;
@@ -977,10 +982,11 @@ static void clip_stats_add(const ak_clip *clip, ak_doc_stats *stats)
     stats->clips++;
     stats->tracks += clip->track_count;
     stats->events += clip->event_count;
+    int outline = clip->doc->private_->outline;
     for (size_t i = 0; i < clip->track_count; i++) {
         const ak_track *t = clip->tracks[i];
         for (int c = 0; c < AK_CHANNELS; c++)
-            stats->keys[c] += t->channel[c].count;
+            stats->keys[c] += t->channel[c].count + (outline ? t->outline_keys[c] : 0);
         if (t->has_bone_hash) {
             stats->hashes++;
             if (t->bone[0])
@@ -1000,6 +1006,25 @@ void ak_clip_stats_get(const ak_clip *clip, ak_doc_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
     clip_stats_add(clip, stats);
+}
+
+int ak_doc_outline(const ak_doc *doc) { return doc && doc->private_->outline; }
+
+int ak_job_outline(ak_job *job)
+{
+    if (!job->outline_doc)
+        return 0;
+    job->outline_doc->private_->outline = 1;
+    return 1;
+}
+
+ak_status ak_keys_outline(ak_track *track, ak_channel_kind kind, size_t count)
+{
+    if (!track || (unsigned)kind >= AK_CHANNELS || !track->clip->doc->private_->outline ||
+        count > SIZE_MAX - track->outline_keys[kind])
+        return AK_E_USAGE;
+    track->outline_keys[kind] += count;
+    return AK_OK;
 }
 
 const char *ak_channel_name(ak_channel_kind kind)

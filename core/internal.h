@@ -37,6 +37,7 @@ struct ak_doc_private {
      * serves them all (doc.c, prop_key). */
     uintptr_t key_from[4];
     const char *key_copy[4];
+    int outline; /* keys counted, not read (AK_READ_OUTLINE) */
 };
 
 /* The private fingerprint ak_key_changed() compares (fingerprint.c says
@@ -103,6 +104,7 @@ struct ak_job {
      * malloc and a free each, a third of the time of reading a small file. */
     unsigned char *stack;
     size_t stack_size, stack_used;
+    ak_doc *outline_doc; /* the document of a read asked for as an outline; NULL otherwise */
 };
 
 /* The stack buffer ak_read() and ak_write() lend their job: small enough

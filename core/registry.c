@@ -308,7 +308,7 @@ void ak_registry_free(ak_registry *reg)
     ak_allocator a = reg->allocator;
     for (size_t i = 0; i < reg->count; i++) {
         a.free(a.user, (void *)reg->plugins[i].path);
-        if (reg->handles[i])
+        if (reg->handles[i] && !reg->keep_loaded)
             dlclose(reg->handles[i]);
     }
     for (size_t i = 0; i < reg->refused_count; i++) {

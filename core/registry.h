@@ -13,6 +13,7 @@ struct ak_registry {
     void **handles; /* dlopen handles, parallel to plugins; NULL for built-ins */
     int *standing;  /* parallel to plugins: AK_STANDING_*, for name collisions */
     int unsafe;     /* trust checks off (AK_REG_UNSAFE_PLUGINS) */
+    int keep_loaded; /* no dlclose when freed (AK_REG_KEEP_LOADED) */
     size_t count, plugin_cap, handle_cap, standing_cap;
     ak_refused_plugin *refused;
     size_t refused_count, refused_cap;

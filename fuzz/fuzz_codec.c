@@ -55,6 +55,38 @@ static void reencode(ak_doc *doc)
     }
 }
 
+/* The outline of the same bytes (AK_READ_OUTLINE): the same outcome as
+ * the full read (unless either hit the memory cap, which only the full
+ * read's keys count against), the same statistics, and no write of it. */
+static void check_outline(ak_options *o, const uint8_t *data, size_t size, ak_status full_st, const ak_doc *full)
+{
+    ak_report rep;
+    memset(&rep, 0, sizeof rep);
+    ak_doc *ol = NULL;
+    o->flags = AK_READ_OUTLINE;
+    ak_status st = ak_read(reg, data, size, o, &ol, &rep);
+    o->flags = 0;
+    if (st != AK_E_LIMIT && full_st != AK_E_LIMIT)
+        FUZZ_CHECK(st == full_st, "the outline read ended in %s, the full read in %s", ak_status_name(st),
+                   ak_status_name(full_st));
+    if (st == AK_OK && full_st == AK_OK) {
+        ak_doc_stats a, b;
+        ak_doc_stats_get(full, &a);
+        ak_doc_stats_get(ol, &b);
+        FUZZ_CHECK(memcmp(&a, &b, sizeof a) == 0, "the outline counts %zu clips, %zu tracks, %zu rotations; the "
+                   "full read %zu, %zu, %zu", b.clips, b.tracks, b.keys[0], a.clips, a.tracks, a.keys[0]);
+        if (ak_doc_outline(ol) && codec->write) {
+            unsigned char *out = NULL;
+            size_t n = 0;
+            ak_report wrep;
+            memset(&wrep, 0, sizeof wrep);
+            ak_options w = { sizeof w, codec->name, o->filename, NULL, 0, 0 };
+            FUZZ_CHECK(ak_write(reg, ol, &w, &out, &n, &wrep) == AK_E_USAGE && !out, "an outline was written");
+        }
+    }
+    ak_doc_free(ol);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -82,6 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&rep, 0, sizeof rep);
     ak_doc *doc = NULL;
     ak_status st = ak_read(reg, data, size, &o, &doc, &rep);
+    check_outline(&o, data, size, st, doc);
     if (st != AK_OK) {
         FUZZ_CHECK(fuzz_clean_read_error(st), "read ended in %s: %s", ak_status_name(st), rep.message);
         FUZZ_CHECK(rep.status == st && rep.text[0], "read failed (%s) without a report", ak_status_name(st));

@@ -78,6 +78,13 @@
  *                    _u32(); they call nothing newer than 1.0's ak_bytes().
  *                    ak_filename_has_extension() for probes (calls only
  *                    the C library).
+ *              1.4 - outlines: AK_READ_OUTLINE, ak_track.outline_keys
+ *                    (appended; tracks are only made by ak_track_add()),
+ *                    ak_doc_outline(); for plugins ak_job_outline() and
+ *                    ak_keys_outline(). Host API: AK_REG_KEEP_LOADED.
+ *                    ak_codec is unchanged; 1.0 to 1.3 plugins keep
+ *                    loading (tests/plugins/minor13.c and the older ones)
+ *                    and read in full when an outline is asked for.
  */
 #ifndef ANIMKIT_PLUGIN_H
 #define ANIMKIT_PLUGIN_H
@@ -91,7 +98,7 @@ extern "C" {
 #endif
 
 #define AK_ABI_MAJOR 1
-#define AK_ABI_MINOR 3
+#define AK_ABI_MINOR 4
 
 /* Name of the entry symbol and its type. */
 #define AK_CODEC_ENTRY "animkit_codec"
@@ -284,6 +291,21 @@ struct ak_codec {
  * error of a job is kept. */
 AK_API ak_status ak_fail(ak_job *job, ak_status status, int64_t offset, const char *fmt, ...)
     AK_PRINTF(4, 5);
+/* Outlines (ABI 1.4). 1 when the host asked for an outline
+ * (AK_READ_OUTLINE) of the document being read. By asking, the plugin
+ * takes it on: the document is an outline from then on, and for each
+ * channel the plugin gives the number of keys the file holds to
+ * ak_keys_outline() instead of adding the keys. Everything else (clips,
+ * tracks, props, events, durations, the skeleton, warnings) is read as in
+ * a full read: a host's listing must not depend on which read it made.
+ * 0 for a full read; a plugin that never asks reads in full. */
+AK_API int ak_job_outline(ak_job *job);
+/* Adds `count` to track->outline_keys[kind]. AK_E_USAGE when the document
+ * is not an outline (keys must then be read), for a bad kind, or when the
+ * sum would overflow. Check `count` against the input first, as for
+ * ak_keys_append(): the counts must be the file's. */
+AK_API ak_status ak_keys_outline(ak_track *track, ak_channel_kind kind, size_t count);
+
 /* ak_fail() for text input (ABI 1.2): also the 1-based line and column
  * (0 = unknown) that messages show as FILE:LINE:COLUMN. */
 AK_API ak_status ak_fail_at(ak_job *job, ak_status status, int64_t offset, uint32_t line, uint32_t column,

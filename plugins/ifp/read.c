@@ -14,6 +14,7 @@ typedef struct ifp_rd {
     ak_doc *doc;
     ak_reader r;
     ifp_variant var;
+    int outline;           /* keys counted, not decoded (ak_job_outline) */
     size_t junk_names;     /* name fields with bytes after their NUL */
     int64_t junk_first;    /* offset of the first one */
 } ifp_rd;
@@ -134,6 +135,29 @@ static int16_t s16(const unsigned char *p) { return (int16_t)ak_peek_u16(p); }
 
 static double f32_at(const unsigned char *p) { return ak_peek_f32(p); }
 
+/* The latest finite time of `count` records of `stride` bytes, each with
+ * its time at `at`: a 16-bit tick of 1/60 s, or a float of seconds. An
+ * outline's clips need it for their durations; the full read finds it
+ * while it decodes the same times. */
+static double latest_time(const unsigned char *p, size_t count, size_t stride, size_t at, int ticks, double top)
+{
+    for (size_t i = 0; i < count; i++, p += stride) {
+        double time = ticks ? (double)s16(p + at) / 60.0 : f32_at(p + at);
+        if (time > top && isfinite(time))
+            top = time;
+    }
+    return top;
+}
+
+/* An outline's channels: their key counts, and the bone's latest time. */
+static ak_status outline_keys(ifp_rd *d, ak_track *t, size_t channels, size_t count, int64_t off)
+{
+    ak_status st = AK_OK;
+    for (size_t ch = 0; st == AK_OK && ch < channels; ch++)
+        st = ak_keys_outline(t, ch == 0 ? AK_ROTATION : ch == 1 ? AK_TRANSLATION : AK_SCALE, count);
+    return st == AK_OK ? AK_OK : ak_fail(d->job, st, off, "the key counts do not fit in memory");
+}
+
 /* The frames of one bone: keys appended in bulk, the frame records stored
  * once, each key's stored bytes pointing into them. */
 static ak_status read_anp_frames(ifp_rd *d, ak_track *t, uint32_t type, uint32_t count, int float_ticks,
@@ -147,6 +171,10 @@ static ak_status read_anp_frames(ifp_rd *d, ak_track *t, uint32_t type, uint32_t
         return AK_E_DATA;
     if (!count)
         return AK_OK;
+    if (d->outline) {
+        *maxt = latest_time(p, count, rs, type >= 3 ? 8 : 16, type >= 3, *maxt);
+        return outline_keys(d, t, has_t ? 2 : 1, count, off);
+    }
     /* Every field of these keys is set below. */
     ak_key *q = ak_keys_append_uninit(t, AK_ROTATION, count);
     ak_key *k = q && has_t ? ak_keys_append_uninit(t, AK_TRANSLATION, count) : NULL;
@@ -370,6 +398,10 @@ static ak_status read_anpk_keys(ifp_rd *d, ak_track *t, int32_t frames, double *
     if (!frames)
         return AK_OK;
     size_t n = (size_t)frames;
+    if (d->outline) {
+        *maxt = latest_time(p, n, stride, stride - 4, 0, *maxt);
+        return outline_keys(d, t, (size_t)kind + 1, n, off);
+    }
     /* Every field of these keys is set below. */
     ak_key *keys[3] = { ak_keys_append_uninit(t, AK_ROTATION, n), NULL, NULL };
     for (int ch = 1; ch <= kind && keys[ch - 1]; ch++)
@@ -605,6 +637,7 @@ ak_status ifp_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc 
     memset(&d, 0, sizeof d);
     d.job = job;
     d.doc = doc;
+    d.outline = ak_job_outline(job);
     ak_reader_init(&d.r, job, bytes, size);
     if (!ak_need(&d.r, 4, "magic"))
         return AK_E_DATA;

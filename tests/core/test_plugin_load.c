@@ -39,7 +39,7 @@ static const char *plugin(const char *name)
     return p;
 }
 
-static ak_registry *open_config(const char *text, msglog *l)
+static ak_registry *open_config_flags(const char *text, uint32_t flags, msglog *l)
 {
     char ini[PATH_MAX];
     snprintf(ini, sizeof ini, "%s/animkit.ini", dir);
@@ -47,12 +47,14 @@ static ak_registry *open_config(const char *text, msglog *l)
     ck_assert_ptr_nonnull(fp);
     fputs(text, fp);
     fclose(fp);
-    ak_registry_config cfg = { sizeof cfg, 0, ini, NULL, collect, l, "/nonexistent" };
+    ak_registry_config cfg = { sizeof cfg, flags, ini, NULL, collect, l, "/nonexistent" };
     ak_registry *reg = NULL;
     ak_report rep = { 0 };
     ck_assert_msg(ak_registry_open(&cfg, &reg, &rep) == AK_OK, "%s", rep.message);
     return reg;
 }
+
+static ak_registry *open_config(const char *text, msglog *l) { return open_config_flags(text, 0, l); }
 
 static const char *refusal(const ak_registry *reg, const char *name)
 {
@@ -114,18 +116,46 @@ START_TEST(plugins_without_note_load_with_a_warning)
 }
 END_TEST
 
-START_TEST(a_plugin_of_the_previous_minor_loads_without_a_warning)
+START_TEST(plugins_of_earlier_minors_with_the_note_load_without_a_warning)
+{
+    ak_test_tmpdir("load", dir, sizeof dir);
+    char text[3 * PATH_MAX];
+    snprintf(text, sizeof text, "[animkit]\nautoload = no\n[plugin minor12]\npath = %s\n[plugin minor13]\npath = %s\n",
+             plugin("minor12"), plugin("minor13"));
+    msglog l = { "" };
+    ak_registry *reg = open_config(text, &l);
+    ck_assert_uint_eq(ak_registry_count(reg), 2);
+    ck_assert_uint_eq(ak_registry_plugin(reg, 0)->codec->abi_minor, 2);
+    ck_assert_uint_eq(ak_registry_plugin(reg, 1)->codec->abi_minor, 3);
+    ck_assert_int_eq(AK_ABI_MINOR, 4); /* 1.3 is the previous minor */
+    ck_assert_ptr_null(strstr(l.text, "minor12"));
+    ck_assert_ptr_null(strstr(l.text, "minor13"));
+    ak_registry_free(reg);
+}
+END_TEST
+
+/* AK_REG_KEEP_LOADED: the plugin's code and descriptor stay mapped after
+ * ak_registry_free(); without it they are unloaded. */
+START_TEST(keep_loaded_leaves_plugins_mapped)
 {
     ak_test_tmpdir("load", dir, sizeof dir);
     char text[2 * PATH_MAX];
-    snprintf(text, sizeof text, "[animkit]\nautoload = no\n[plugin minor12]\npath = %s\n", plugin("minor12"));
     msglog l = { "" };
+    Dl_info di;
+    snprintf(text, sizeof text, "[animkit]\nautoload = no\n[plugin rival]\npath = %s\n", plugin("rival"));
     ak_registry *reg = open_config(text, &l);
     ck_assert_uint_eq(ak_registry_count(reg), 1);
-    ck_assert_uint_eq(ak_registry_plugin(reg, 0)->codec->abi_minor, 2);
-    ck_assert_int_lt(ak_registry_plugin(reg, 0)->codec->abi_minor, AK_ABI_MINOR);
-    ck_assert_ptr_null(strstr(l.text, "minor12"));
+    const ak_codec *codec = ak_registry_plugin(reg, 0)->codec;
+    ck_assert_int_ne(dladdr(codec, &di), 0);
     ak_registry_free(reg);
+    ck_assert_int_eq(dladdr(codec, &di), 0);
+    snprintf(text, sizeof text, "[animkit]\nautoload = no\n[plugin akm]\npath = %s\n", plugin("akm"));
+    reg = open_config_flags(text, AK_REG_KEEP_LOADED, &l);
+    ck_assert_uint_eq(ak_registry_count(reg), 1);
+    codec = ak_registry_plugin(reg, 0)->codec;
+    ak_registry_free(reg);
+    ck_assert_int_ne(dladdr(codec, &di), 0);
+    ck_assert_str_eq(codec->name, "akm");
 }
 END_TEST
 
@@ -409,8 +439,9 @@ int main(void)
     TCase *tc = tcase_create("plugin_load");
     tcase_add_test(tc, foreign_abi_never_runs);
     tcase_add_test(tc, plugins_without_note_load_with_a_warning);
-    tcase_add_test(tc, a_plugin_of_the_previous_minor_loads_without_a_warning);
+    tcase_add_test(tc, plugins_of_earlier_minors_with_the_note_load_without_a_warning);
     tcase_add_test(tc, entry_refusals_say_why);
+    tcase_add_test(tc, keep_loaded_leaves_plugins_mapped);
     tcase_add_test(tc, config_wins_over_autoload);
     tcase_add_test(tc, own_name_wins_among_autoloaded_and_equals_are_both_named);
     tcase_add_test(tc, elf_scan_survives_damage);

@@ -5,7 +5,9 @@
 #include "testutil.h"
 #include "../../plugins/ifp/ifp.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,14 +38,21 @@ static void collect(void *user, const ak_message *m)
         snprintf(ms->text + n, sizeof ms->text - n, "%s\n", m->text);
 }
 
-static ak_status read_msgs(ak_registry *reg, const unsigned char *b, size_t n, const char *name, ak_doc **doc,
-                           msgs *ms, ak_report *rep)
+static ak_status read_flags(ak_registry *reg, const unsigned char *b, size_t n, const char *name, uint32_t flags,
+                            ak_doc **doc, msgs *ms, ak_report *rep)
 {
     memset(ms, 0, sizeof *ms);
     memset(rep, 0, sizeof *rep);
     rep->on_message = collect;
     rep->user = ms;
-    return ak_test_try_read(reg, b, n, name, doc, rep);
+    ak_options o = { sizeof o, NULL, name, NULL, 0, flags };
+    return ak_read(reg, b, n, &o, doc, rep);
+}
+
+static ak_status read_msgs(ak_registry *reg, const unsigned char *b, size_t n, const char *name, ak_doc **doc,
+                           msgs *ms, ak_report *rep)
+{
+    return read_flags(reg, b, n, name, 0, doc, ms, rep);
 }
 
 static ak_status write_with(ak_registry *reg, const ak_doc *doc, const char *variant, const char *filename,
@@ -323,6 +332,102 @@ static void check_doc_against_bytes(const ak_doc *doc, const unsigned char *b, s
 }
 
 /* ------------------------------------------------------------------ */
+/* Outlines (AK_READ_OUTLINE)                                          */
+/* ------------------------------------------------------------------ */
+
+static ak_status read_outline(ak_registry *reg, const unsigned char *b, size_t n, const char *name, ak_doc **doc,
+                              msgs *ms, ak_report *rep)
+{
+    return read_flags(reg, b, n, name, AK_READ_OUTLINE, doc, ms, rep);
+}
+
+static int same_double(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+static void same_props(const ak_props *a, const ak_props *b, const char *what)
+{
+    ck_assert_msg(a->count == b->count, "%s: %zu props against %zu", what, a->count, b->count);
+    for (size_t i = 0; i < a->count; i++) {
+        const ak_prop *x = &a->items[i], *y = &b->items[i];
+        ck_assert_str_eq(x->key, y->key);
+        ck_assert_int_eq(x->type, y->type);
+        ck_assert_int_eq(x->i, y->i);
+        ck_assert(same_double(x->f, y->f));
+        ck_assert_uint_eq(x->size, y->size);
+        ck_assert(x->size == 0 || memcmp(x->data, y->data, x->size) == 0);
+    }
+}
+
+/* An outline holds what the full read holds, bit for bit, except the keys:
+ * every channel empty, its count in outline_keys. */
+static void check_outline_matches(const ak_doc *full, const ak_doc *ol, const char *name)
+{
+    ck_assert_int_eq(ak_doc_outline(full), 0);
+    ck_assert_int_eq(ak_doc_outline(ol), 1);
+    ck_assert_str_eq(ol->format, full->format);
+    ck_assert_str_eq(ol->variant, full->variant);
+    same_props(&full->props, &ol->props, name);
+    ck_assert_uint_eq(ol->clip_count, full->clip_count);
+    for (size_t c = 0; c < full->clip_count; c++) {
+        const ak_clip *fc = full->clips[c], *oc = ol->clips[c];
+        ck_assert_str_eq(oc->name, fc->name);
+        ck_assert_msg(same_double(oc->duration, fc->duration), "%s, clip %zu: duration %.17g, full %.17g", name, c,
+                      oc->duration, fc->duration);
+        ck_assert(same_double(oc->frame_rate, fc->frame_rate) && same_double(oc->tick_rate, fc->tick_rate));
+        ck_assert_uint_eq(oc->event_count, fc->event_count);
+        same_props(&fc->props, &oc->props, fc->name);
+        ck_assert_uint_eq(oc->track_count, fc->track_count);
+        for (size_t i = 0; i < fc->track_count; i++) {
+            const ak_track *ft = fc->tracks[i], *ot = oc->tracks[i];
+            ck_assert_str_eq(ot->bone, ft->bone);
+            ck_assert(ot->bone_id == ft->bone_id && ot->has_bone_id == ft->has_bone_id);
+            ck_assert(ot->bone_hash == ft->bone_hash && ot->has_bone_hash == ft->has_bone_hash);
+            ck_assert(same_double(ot->weight, ft->weight) && ot->skeleton_bone == ft->skeleton_bone);
+            same_props(&ft->props, &ot->props, ft->bone);
+            for (int k = 0; k < AK_CHANNELS; k++) {
+                ck_assert_uint_eq(ot->channel[k].count, 0);
+                ck_assert_ptr_null(ot->channel[k].keys);
+                ck_assert_uint_eq(ot->outline_keys[k], ft->channel[k].count);
+                ck_assert_uint_eq(ft->outline_keys[k], 0);
+            }
+        }
+    }
+    ak_doc_stats a, b;
+    ak_doc_stats_get(full, &a);
+    ak_doc_stats_get(ol, &b);
+    ck_assert(memcmp(&a, &b, sizeof a) == 0);
+}
+
+/* Reads `b` both ways: the same outcome, the same messages, and where the
+ * full read succeeds an outline that matches it and the test's own walk of
+ * the bytes. A full read stopped by the key cap may outline fine. */
+static void check_outline_read(ak_registry *reg, const unsigned char *b, size_t n, const char *name)
+{
+    ak_doc *full = NULL, *ol = NULL;
+    msgs fm, om;
+    ak_report frep, orep;
+    ak_status fst = read_msgs(reg, b, n, name, &full, &fm, &frep);
+    ak_status ost = read_outline(reg, b, n, name, &ol, &om, &orep);
+    if (fst != AK_E_LIMIT) {
+        ck_assert_msg(ost == fst, "%s: outline %s, full read %s", name, ak_status_name(ost), ak_status_name(fst));
+        ck_assert_str_eq(om.text, fm.text);
+        ck_assert_int_eq(orep.offset, frep.offset);
+    }
+    if (fst == AK_OK) {
+        check_outline_matches(full, ol, name);
+        walk w;
+        if (walk_file(b, n, &w, NULL, NULL)) {
+            ak_doc_stats s;
+            ak_doc_stats_get(ol, &s);
+            ck_assert(s.clips == w.anims && s.tracks == w.bones);
+            ck_assert(s.keys[AK_ROTATION] == w.rkeys && s.keys[AK_TRANSLATION] == w.tkeys &&
+                      s.keys[AK_SCALE] == w.skeys);
+        }
+    }
+    ak_doc_free(full);
+    ak_doc_free(ol);
+}
+
+/* ------------------------------------------------------------------ */
 /* Corpus                                                              */
 /* ------------------------------------------------------------------ */
 
@@ -403,6 +508,7 @@ START_TEST(t_corpus_file)
     ak_buffer_free(reg, out);
     ak_doc_free(copy);
 
+    check_outline_read(reg, b, n, f->name);
     ak_doc_free(doc);
     ak_registry_free(reg);
     free(b);
@@ -1432,6 +1538,7 @@ static void expect_clean_error(ak_registry *reg, const unsigned char *b, size_t 
     ck_assert_ptr_null(doc);
     ck_assert_msg(rep.offset >= 0 && strstr(rep.message, "at byte") != NULL, "%s at %zu: no offset in '%s'", what,
                   at, rep.message);
+    check_outline_read(reg, b, n, "bad.ifp");
 }
 
 /* Any outcome but a crash; an error must carry an offset (or be the memory cap). */
@@ -1440,6 +1547,7 @@ static void expect_no_crash(ak_registry *reg, const unsigned char *b, size_t n, 
     ak_doc *doc = NULL;
     msgs ms;
     ak_report rep;
+    check_outline_read(reg, b, n, "fuzz.ifp");
     ak_status st = read_msgs(reg, b, n, "fuzz.ifp", &doc, &ms, &rep);
     if (st == AK_OK) {
         /* Whatever reads, writes back byte-identically. */
@@ -1580,17 +1688,27 @@ START_TEST(t_bad_corpus)
 }
 END_TEST
 
-START_TEST(t_bad_synthetic)
+/* One file of each variant: ANP2, ANP3 with float times, ANPK, and an
+ * ANLF of two ANPK blocks. */
+static void make_synthetic(bb files[4])
 {
-    ak_registry *reg = registry();
     size_t de;
-    bb files[4] = { make_anp2(), make_anp3_float(&de), { 0 }, { 0 } };
+    files[0] = make_anp2();
+    files[1] = make_anp3_float(&de);
+    memset(&files[2], 0, 2 * sizeof files[0]);
     make_anpk_block(&files[2], "ped", 0);
     b_put(&files[3], "ANLF", 4);
     b_u32(&files[3], 0);
     b_u32(&files[3], 2);
     make_anpk_block(&files[3], "a", 0);
     make_anpk_block(&files[3], "b", 0);
+}
+
+START_TEST(t_bad_synthetic)
+{
+    ak_registry *reg = registry();
+    bb files[4];
+    make_synthetic(files);
     for (int i = 0; i < 4; i++) {
         sweep_truncations(reg, files[i].p, files[i].n, "synthetic");
         sweep_fields(reg, files[i].p, files[i].n, "synthetic");
@@ -1607,6 +1725,76 @@ START_TEST(t_bad_synthetic)
     memset(&rep, 0, sizeof rep);
     ck_assert_int_eq(ak_read(reg, "RIFFxxxxxxxx", 12, &o, &doc, &rep), AK_E_DATA);
     ck_assert_int_eq(read_msgs(reg, (const unsigned char *)"ANCTxxxx", 8, "x.ifp", &doc, &ms, &rep), AK_E_UNSUPPORTED);
+    ak_registry_free(reg);
+}
+END_TEST
+
+/* Every variant outlines as it reads; an outline, and whatever its clips
+ * are copied into, is never written, and a diff refuses it. */
+START_TEST(t_outline)
+{
+    ak_registry *reg = registry();
+    bb files[4];
+    make_synthetic(files);
+    for (int i = 0; i < 4; i++)
+        check_outline_read(reg, files[i].p, files[i].n, "synthetic.ifp");
+
+    ak_doc *ol = NULL, *full = NULL;
+    msgs ms;
+    ak_report rep;
+    ck_assert_int_eq(read_outline(reg, files[0].p, files[0].n, "anp2.ifp", &ol, &ms, &rep), AK_OK);
+    ck_assert_int_eq(read_msgs(reg, files[0].p, files[0].n, "anp2.ifp", &full, &ms, &rep), AK_OK);
+    ak_doc_stats s;
+    ak_doc_stats_get(ol, &s);
+    ck_assert_uint_gt(s.keys[AK_ROTATION], 0);
+    unsigned char *out = NULL;
+    size_t on = 0;
+    ck_assert_int_eq(write_with(reg, ol, NULL, NULL, &out, &on, &ms), AK_E_USAGE);
+    ck_assert_ptr_null(out);
+    ck_assert_ptr_nonnull(strstr(ms.text, "outline"));
+    /* A failed write leaves the file it would have replaced alone. */
+    char dir[PATH_MAX], path[PATH_MAX + 16];
+    ak_test_tmpdir("outline", dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/keep.ifp", dir);
+    FILE *fp = fopen(path, "wb");
+    ck_assert_ptr_nonnull(fp);
+    fputs("old bytes", fp);
+    fclose(fp);
+    ak_report wrep = { 0 };
+    ck_assert_int_eq(ak_write_file(reg, ol, path, NULL, AK_WRITE_OVERWRITE, &wrep), AK_E_USAGE);
+    size_t kn;
+    unsigned char *kept = ak_test_slurp(path, &kn);
+    ck_assert(kn == 9 && memcmp(kept, "old bytes", 9) == 0);
+    free(kept);
+    /* Copies stay outlines: a clone, a merge into a full document, one clip. */
+    ak_doc *clone = ak_doc_clone(ol);
+    ck_assert_int_eq(ak_doc_outline(clone), 1);
+    ak_doc_stats cs;
+    ak_doc_stats_get(clone, &cs);
+    ck_assert(memcmp(&s, &cs, sizeof s) == 0);
+    ck_assert_int_eq(write_with(reg, clone, NULL, NULL, &out, &on, &ms), AK_E_USAGE);
+    ak_doc *one = ak_doc_extract_clip(ol, 0);
+    ck_assert_int_eq(ak_doc_outline(one), 1);
+    ck_assert_int_eq(ak_doc_outline(full), 0);
+    ck_assert_int_eq(ak_doc_merge(full, ol), AK_OK);
+    ck_assert_int_eq(ak_doc_outline(full), 1);
+    ck_assert_int_eq(write_with(reg, full, NULL, NULL, &out, &on, &ms), AK_E_USAGE);
+    ak_diff *diff = NULL;
+    ck_assert_int_eq(ak_doc_diff(ol, clone, 0.0, &diff), AK_E_USAGE);
+    ck_assert_ptr_null(diff);
+    /* A full document takes no key counts. */
+    ak_doc *hand = ak_doc_new();
+    ak_clip *c = ak_clip_add(hand, "c");
+    ak_track *t = ak_track_add(c, "b");
+    ck_assert_int_eq(ak_keys_outline(t, AK_ROTATION, 3), AK_E_USAGE);
+    ck_assert_uint_eq(t->outline_keys[AK_ROTATION], 0);
+    ak_doc_free(hand);
+    ak_doc_free(one);
+    ak_doc_free(clone);
+    ak_doc_free(full);
+    ak_doc_free(ol);
+    for (int i = 0; i < 4; i++)
+        free(files[i].p);
     ak_registry_free(reg);
 }
 END_TEST
@@ -1631,6 +1819,7 @@ int main(void)
     tcase_add_test(tc, t_ifp_doc_without_stored_bytes);
     tcase_add_test(tc, t_bad_corpus);
     tcase_add_test(tc, t_bad_synthetic);
+    tcase_add_test(tc, t_outline);
     tcase_add_test(tc, t_field_canonical);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
