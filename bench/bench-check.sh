@@ -27,6 +27,17 @@ mkdir -p "$AK_BUILDDIR/tests/tmp"
 out=$(mktemp "$AK_BUILDDIR/tests/tmp/bench.XXXXXX")
 trap 'rm -f "$out"' EXIT
 # -t 0: one operation per round; then two rounds of 1 ms for the round loop.
+# The whole-process timer (bench/whole-process.sh): a median of real
+# runs, and a failing or missing command is an error, not a figure.
+spawn="$AK_BUILDDIR/bench/spawn-median"
+ms=$("$spawn" 3 /bin/true)
+case $ms in [0-9]*.[0-9][0-9]) ;; *) echo "FAIL: spawn-median printed '$ms' for /bin/true"; exit 1 ;; esac
+if "$spawn" 3 /bin/false >/dev/null 2>&1 || "$spawn" 1 /nonexistent/command >/dev/null 2>&1; then
+    echo "FAIL: spawn-median timed a failing command"; exit 1
+fi
+# ... and the time it measures is the command's: a 50 ms sleep takes 50 ms or more.
+ms=$("$spawn" 3 sleep 0.05)
+awk -v m="$ms" 'BEGIN { exit !(m >= 50 && m < 5000) }' || { echo "FAIL: sleep 0.05 took $ms ms"; exit 1; }
 "$bench" -n 1 -t 0 --json $files >"$out"
 "$bench" -n 2 -t 1 --json --no-gltf $files >>"$out"
 python3 - "$out" $files <<'PY'
