@@ -103,6 +103,7 @@ class Track(ctypes.Structure):
         ("props", Props),
         ("clip", ctypes.POINTER(Clip)),
         ("skeleton_bone", ctypes.c_int32),
+        ("outline_keys", ctypes.c_size_t * CHANNELS),  # API 1.4
     ]
 
 
@@ -183,7 +184,7 @@ class Options(ctypes.Structure):
         ("filename", ctypes.c_char_p),
         ("params", ctypes.POINTER(ctypes.c_char_p)),
         ("max_alloc", ctypes.c_size_t),
-        ("flags", ctypes.c_uint32),   # API 1.2: AK_READ_STRICT
+        ("flags", ctypes.c_uint32),   # API 1.2: AK_READ_STRICT; 1.4: AK_READ_OUTLINE
     ]
 
 
@@ -345,6 +346,7 @@ _PROTOTYPES = {
     "ak_channel_sample": (ctypes.c_int, [_P(Channel), ctypes.c_int32, ctypes.c_double, c_double_p]),
     "ak_quat_slerp": (None, [c_double_p, c_double_p, ctypes.c_double, c_double_p]),
     "ak_doc_stats_get": (None, [_doc_p, _P(DocStats)]),
+    "ak_doc_outline": (ctypes.c_int, [_doc_p]),
     "ak_clip_stats_get": (None, [_clip_p, _P(DocStats)]),
     "ak_doc_validate": (ctypes.c_uint, [_doc_p, ctypes.c_char_p, _report_p]),
     "ak_doc_write_json": (ctypes.c_int32, [_doc_p, ctypes.c_char_p, ctypes.c_uint, ctypes.c_void_p]),

@@ -130,6 +130,13 @@ class Document:
     def variant(self):
         return name_str(self._d.variant)
 
+    @property
+    def outline(self):
+        """True when the keys were counted, not read (read(..., outline=True)
+        from a plugin that reads outlines): stats() counts them, every
+        channel is empty, and the document cannot be written."""
+        return bool(lib.ak_doc_outline(self._p))
+
     def set_format(self, format, variant=""):
         check(lib.ak_doc_set_format(self._p, name_bytes(format), name_bytes(variant)), "set_format")
 

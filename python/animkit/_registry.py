@@ -16,6 +16,7 @@ Refused = collections.namedtuple("Refused", "name path reason")
 
 NO_PLUGINS = 1
 NO_SEARCH = 2
+READ_OUTLINE = 2  # ak_options.flags
 
 
 def _params(params):
@@ -117,19 +118,24 @@ class Registry:
         col.raise_for(st)
         return _text(pr.codec.contents.name), pr.score
 
-    def read(self, path, format=None, params=None, max_alloc=0, on_message=None):
-        """Reads a file into a Document; its .warnings hold the reader's."""
+    def read(self, path, format=None, params=None, max_alloc=0, on_message=None, outline=False):
+        """Reads a file into a Document; its .warnings hold the reader's.
+        outline=True asks for the document without its keys (see
+        Document.outline): a listing's counts, durations and names, faster."""
         col = Collector(on_message)
         o = _options(format, path, params, max_alloc)
+        o.flags = READ_OUTLINE if outline else 0
         p = ctypes.POINTER(_lib.Doc)()
         st = lib.ak_read_file(self._p, os.fsencode(path), ctypes.byref(o), ctypes.byref(p), ctypes.byref(col.report))
         col.raise_for(st)
         return Document(p, col.warnings)
 
-    def read_bytes(self, data, filename=None, format=None, params=None, max_alloc=0, on_message=None):
+    def read_bytes(self, data, filename=None, format=None, params=None, max_alloc=0, on_message=None,
+                   outline=False):
         """Reads bytes (a file name, when given, helps probing and messages)."""
         col = Collector(on_message)
         o = _options(format, filename, params, max_alloc)
+        o.flags = READ_OUTLINE if outline else 0
         p = ctypes.POINTER(_lib.Doc)()
         data = bytes(data)
         st = lib.ak_read(self._p, data, len(data), ctypes.byref(o), ctypes.byref(p), ctypes.byref(col.report))

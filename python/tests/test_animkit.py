@@ -130,6 +130,24 @@ class ModelMatchesDump(Base):
         self.assertEqual(s["tracks"], len(doc.clips[0].tracks))
         self.assertEqual(doc.clips[0].stats()["keys"], s["keys"])
 
+    def test_outline(self):
+        full = self.reg.read(WAVE_IFP)
+        ol = self.reg.read(WAVE_IFP, outline=True)
+        self.assertFalse(full.outline)
+        self.assertTrue(ol.outline)
+        self.assertEqual(ol.stats(), full.stats())
+        self.assertGreater(sum(ol.stats()["keys"].values()), 0)
+        self.assertEqual([c.duration for c in ol.clips], [c.duration for c in full.clips])
+        for t in ol.clips[0].tracks:
+            for n in animkit.CHANNEL_NAMES:
+                self.assertEqual(len(t.channel(n)), 0)
+        with self.assertRaises(animkit.Error):
+            self.reg.encode(ol, format="ifp")
+        # A plugin that does not read outlines reads in full.
+        ani = self.reg.read(SAMPLES[1], outline=True)
+        self.assertFalse(ani.outline)
+        self.assertEqual(ani.stats(), self.reg.read(SAMPLES[1]).stats())
+
 
 class ReadWrite(Base):
     def test_formats_and_probe(self):
