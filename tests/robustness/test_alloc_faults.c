@@ -27,15 +27,16 @@ static long next_n(long n, long needed)
 
 static int is_nomem(ak_status st) { return st == AK_E_NOMEM || st == AK_E_LIMIT; }
 
-/* Fails every allocation of one read in turn. Returns the calls a clean
- * read needs. */
-static long sweep_read(const ak_codec *codec, const unsigned char *bytes, size_t size, const char *label)
+/* Fails every allocation of one read (with these ak_read_flags) in turn.
+ * Returns the calls a clean read needs. */
+static long sweep_read_flags(const ak_codec *codec, const unsigned char *bytes, size_t size, const char *label,
+                             uint32_t flags)
 {
     rb_alloc st = { 0 };
     const ak_codec *codecs[] = { codec, NULL };
     ak_registry *reg = rb_registry(&st, codecs);
     long base = st.live;
-    ak_options o = { sizeof o, codec->name, label, NULL, 0, 0 };
+    ak_options o = { sizeof o, codec->name, label, NULL, 0, flags };
 
     ak_report rep = { 0 };
     ak_doc *doc = NULL;
@@ -69,11 +70,33 @@ static long sweep_read(const ak_codec *codec, const unsigned char *bytes, size_t
         ck_assert_msg(st.live == base, "%s: allocation %ld refused: %ld blocks leaked", label, n, st.live - base);
         ck_assert_int_eq(st.bad_frees, 0);
     }
-    printf("%s: read needs %ld allocation calls; failed each of %ld of them in turn\n", label, needed, tried);
+    printf("%s: %sread needs %ld allocation calls; failed each of %ld of them in turn\n", label,
+           flags & AK_READ_OUTLINE ? "outline " : "", needed, tried);
     ak_registry_free(reg);
     ck_assert_int_eq(st.live, 0);
     ck_assert_int_eq(st.bad_frees, 0);
     return needed;
+}
+
+static long sweep_read(const ak_codec *codec, const unsigned char *bytes, size_t size, const char *label)
+{
+    return sweep_read_flags(codec, bytes, size, label, 0);
+}
+
+/* An outline read, where the codec reads outlines: its allocations too. */
+static void sweep_outline(const ak_codec *codec, const unsigned char *bytes, size_t size, const char *label)
+{
+    const ak_codec *codecs[] = { codec, NULL };
+    ak_registry *reg = ak_test_registry(codecs);
+    ak_options o = { sizeof o, codec->name, label, NULL, 0, AK_READ_OUTLINE };
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    ck_assert_msg(ak_read(reg, bytes, size, &o, &doc, &rep) == AK_OK, "%s: %s", label, rep.message);
+    int outline = ak_doc_outline(doc);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+    if (outline)
+        sweep_read_flags(codec, bytes, size, label, AK_READ_OUTLINE);
 }
 
 /* Reads once, then fails every allocation of a same-format write in turn. */
@@ -505,6 +528,7 @@ START_TEST(t_plugins)
         return;
     }
     sweep_read(p->codec, bytes, n, label);
+    sweep_outline(p->codec, bytes, n, label);
     sweep_write(p->codec, bytes, n, label);
     sweep_clone(p->codec, bytes, n, label);
     free(bytes);
@@ -515,6 +539,7 @@ START_TEST(t_plugins)
         return;
     }
     sweep_read(p->codec, bytes, n, label);
+    sweep_outline(p->codec, bytes, n, label);
     sweep_write(p->codec, bytes, n, label);
     free(bytes);
 }
