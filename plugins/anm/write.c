@@ -214,7 +214,7 @@ static const ak_prop *records_prop(const wtrack *wt)
 }
 
 /* The track's mirror bit and mesh bodies, from its properties. */
-static void take_mesh_and_mirror(wtrack *wt)
+static inline void take_mesh_and_mirror(wtrack *wt)
 {
     const ak_prop *mp = wt->mesh_prop, *mirr = wt->mirrored_prop;
     wt->mirrored = mirr && mirr->type == AK_PROP_INT && mirr->i != 0;
@@ -286,7 +286,7 @@ static const wch *find_at(const wtrack *wt, int c, uint32_t frame)
 
 /* The key in force at `frame`: the last at or before it, else the first
  * (an absent key keeps the last value, §7). NULL when the channel is empty. */
-static const ak_key *sample(const wtrack *wt, int c, uint32_t frame)
+static inline const ak_key *sample(const wtrack *wt, int c, uint32_t frame)
 {
     if (!wt->n[c])
         return NULL;
@@ -393,7 +393,7 @@ static size_t unique_sorted(wctx *w, uint32_t *f, size_t n)
 
 /* The next frame of a track's channels and stored records after the
  * cursors, or UINT64_MAX when all are used up. */
-static uint64_t next_frame(const wtrack *wt, const size_t at[AK_CHANNELS], size_t ex_at)
+static inline uint64_t next_frame(const wtrack *wt, const size_t at[AK_CHANNELS], size_t ex_at)
 {
     uint64_t m = UINT64_MAX;
     for (int c = 0; c < AK_CHANNELS; c++)
@@ -677,7 +677,7 @@ static wrec *find_rec(wtrack *wt, uint32_t frame)
 
 /* The chunk of the layout prop at *p: 1 when it is well formed (a known
  * kind, its bones within the prop), with *p moved to its first bone. */
-static int layout_chunk(const ak_prop *lp, size_t *p, uint8_t *kind, uint32_t *frame, uint32_t *n)
+static inline int layout_chunk(const ak_prop *lp, size_t *p, uint8_t *kind, uint32_t *frame, uint32_t *n)
 {
     if (lp->size - *p < 9)
         return 0;
@@ -1106,7 +1106,10 @@ static ak_status emit_layout(wctx *w, const ak_prop *lp)
     while (s == AK_OK && p < lp->size) {
         uint8_t kind;
         uint32_t frame, n;
-        layout_chunk(lp, &p, &kind, &frame, &n); /* well formed: layout_matches or replay_layout said so */
+        /* Well formed, as layout_matches or replay_layout found it, unless
+         * another thread changed the document during the write. */
+        if (!layout_chunk(lp, &p, &kind, &frame, &n))
+            return ak_fail(w->job, AK_E_USAGE, -1, "the document's anm.layout changed during the write");
         p += 4 * (size_t)n;
         int tag = w->forced_tag >= 0 ? w->forced_tag : kind;
         s = emit_group(w, tag, frame, w->lay + at, n);
