@@ -54,6 +54,11 @@ enum { ANM_SUB_END = 0, ANM_SUB_MATR = 1, ANM_SUB_VISI = 2, ANM_SUB_MESH = 3 };
 #define ANM_P_CMNT_COUNT "anm.cmnt.count" /* int: CMNT chunks */
 #define ANM_P_CMNT "anm.cmnt."          /* + index: bytes of each CMNT text */
 #define ANM_P_FPS "anm.fps"             /* float: frames per second assumed on read */
+/* The frame rate assumed when the caller gives none (.anm stores none,
+ * §10); the read parameter's declared default is its text. */
+#define ANM_FPS_ASSUMED 30
+#define ANM_TEXT_(x) #x
+#define ANM_TEXT(x) ANM_TEXT_(x)
 #define ANM_P_MESH_KEYS "mesh_keys"     /* int: records carrying a mesh blob (clip and track) */
 #define ANM_P_RECORDS "anm.records"     /* bytes: per-bone record table, ANM_EXTRA_SIZE each */
 #define ANM_P_MESH "anm.mesh"           /* bytes: mesh bodies of the bone, concatenated */

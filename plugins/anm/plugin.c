@@ -13,7 +13,7 @@ static int anm_probe(const unsigned char *bytes, size_t size, const char *filena
 }
 
 static const ak_param anm_params[] = {
-    { "fps", AK_PARAM_NUMBER, AK_PARAM_READ, NULL, "30",
+    { "fps", AK_PARAM_NUMBER, AK_PARAM_READ, NULL, ANM_TEXT(ANM_FPS_ASSUMED),
       "frames per second of the file's frame numbers (.anm stores none)" },
     { "fps", AK_PARAM_NUMBER, AK_PARAM_WRITE, NULL, NULL,
       "frames per second to write frame numbers at (default: the rate read, else 30)" },

@@ -1371,7 +1371,7 @@ static ak_status write_clip(wctx *w)
     } else if (found.fps && clip->tick_rate > 0 && isfinite(clip->tick_rate)) {
         fps = clip->tick_rate;
     } else {
-        fps = 30;
+        fps = ANM_FPS_ASSUMED;
         ak_warn(w->job, -1, "ANM stores no frame rate: key times become frame numbers at 30 frames per "
                             "second (set parameter fps to change)");
     }
