@@ -13,11 +13,18 @@ static int score_of(const ak_codec *c, const unsigned char *bytes, size_t size, 
     return ak_codec_has_extension(c, ak_path_extension(filename)) ? AK_PROBE_EXTENSION : 0;
 }
 
-ak_status ak_probe(const ak_registry *reg, const void *bytes, size_t size, const char *filename,
-                   ak_probe_result *result, ak_report *report)
+/* The best score over every codec that reads, and a second codec of that
+ * score and priority if there is one. */
+typedef struct probe_round {
+    const ak_plugin_info *best, *tied;
+    int score;
+    size_t at_best; /* codecs with the best score, whatever their priority */
+} probe_round;
+
+static void probe_every(const ak_registry *reg, const unsigned char *bytes, size_t size, const char *filename,
+                        probe_round *r)
 {
-    memset(result, 0, sizeof *result);
-    const ak_plugin_info *best = NULL, *tied = NULL;
+    memset(r, 0, sizeof *r);
     for (size_t i = 0; i < reg->count; i++) {
         const ak_plugin_info *p = &reg->plugins[i];
         if (!p->codec->read)
@@ -25,26 +32,53 @@ ak_status ak_probe(const ak_registry *reg, const void *bytes, size_t size, const
         int s = score_of(p->codec, bytes, size, filename);
         if (s == 0)
             continue;
-        if (!best || s > result->score || (s == result->score && p->priority > best->priority)) {
-            best = p;
-            tied = NULL;
-            result->score = s;
-        } else if (s == result->score && p->priority == best->priority) {
-            tied = p;
+        if (!r->best || s > r->score) {
+            r->best = p;
+            r->tied = NULL;
+            r->score = s;
+            r->at_best = 1;
+            continue;
+        }
+        if (s < r->score)
+            continue;
+        r->at_best++;
+        if (p->priority > r->best->priority) {
+            r->best = p;
+            r->tied = NULL;
+        } else if (p->priority == r->best->priority) {
+            r->tied = p;
         }
     }
-    if (!best) {
+}
+
+/* Magic first: each probe is asked without the file name, since finding
+ * the name's extension is much of what a probe costs when it does not
+ * recognise the bytes (a loop reading e75.anm: 811-827 ns a read probed
+ * with the name each time, 768-775 this way, 693-714 with the format
+ * named). A magic match does not depend on the name (ak_codec.probe), so
+ * a lone one stands: nothing the name adds could tie it. Otherwise every
+ * probe is asked again with the name, and that round decides. */
+ak_status ak_probe(const ak_registry *reg, const void *bytes, size_t size, const char *filename,
+                   ak_probe_result *result, ak_report *report)
+{
+    memset(result, 0, sizeof *result);
+    probe_round r;
+    probe_every(reg, bytes, size, NULL, &r);
+    if (filename && !(r.score == AK_PROBE_MAGIC && r.at_best == 1))
+        probe_every(reg, bytes, size, filename, &r);
+    if (!r.best) {
         ak_report_emit(report, AK_ERROR, AK_E_NOFORMAT, filename, NULL, -1,
                        "no plugin recognises this file (%zu plugins asked)", reg->count);
         return AK_E_NOFORMAT;
     }
-    result->codec = best->codec;
-    if (tied) {
-        result->runner_up = tied->codec;
+    result->codec = r.best->codec;
+    result->score = r.score;
+    if (r.tied) {
+        result->runner_up = r.tied->codec;
         ak_report_emit(report, AK_ERROR, AK_E_AMBIGUOUS, filename, NULL, -1,
                        "ambiguous format: plugins '%s' and '%s' both score %d; choose one with --format "
                        "or give one a higher priority in the config",
-                       best->codec->name, tied->codec->name, result->score);
+                       r.best->codec->name, r.tied->codec->name, r.score);
         return AK_E_AMBIGUOUS;
     }
     return AK_OK;

@@ -108,6 +108,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int s1 = codec->probe(data, size, NULL);
         int s2 = codec->probe(data, size, name);
         FUZZ_CHECK(s1 >= 0 && s1 <= 100 && s2 >= 0 && s2 <= 100, "probe scores %d, %d out of range", s1, s2);
+        /* ak_probe asks without the name first and lets a lone magic match stand */
+        FUZZ_CHECK((s1 == AK_PROBE_MAGIC) == (s2 == AK_PROBE_MAGIC),
+                   "probe scores %d without the name and %d with it: a magic match must not depend on it", s1, s2);
     }
     ak_options o = { sizeof o, codec->name, name, NULL, 0, 0 };
     ak_report rep;

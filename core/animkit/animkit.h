@@ -768,7 +768,10 @@ typedef struct ak_probe_result {
 
 /* Asks every enabled codec; the highest score wins, a tie that the
  * priorities do not break is AK_E_AMBIGUOUS, no score above 0 is
- * AK_E_NOFORMAT. */
+ * AK_E_NOFORMAT. Probes are first asked without `filename`; when exactly
+ * one codec claims the bytes by magic (AK_PROBE_MAGIC) it wins at once,
+ * otherwise all are asked again with the name and that round decides
+ * (since 1.4, after its first release: before, one round with the name). */
 AK_API ak_status ak_probe(const ak_registry *reg, const void *bytes, size_t size,
                           const char *filename, ak_probe_result *result, ak_report *report);
 

@@ -85,6 +85,9 @@
  *                    ak_codec is unchanged; 1.0 to 1.3 plugins keep
  *                    loading (tests/plugins/minor13.c and the older ones)
  *                    and read in full when an outline is asked for.
+ *                    Later (no symbol, no ABI change): ak_probe() asks
+ *                    probes without the file name first, and a single
+ *                    magic match wins at once (see ak_codec.probe).
  */
 #ifndef ANIMKIT_PLUGIN_H
 #define ANIMKIT_PLUGIN_H
@@ -252,8 +255,10 @@ struct ak_codec {
 
     /* How sure the plugin is that `bytes` (the whole input) is its format:
      * 0 = not at all, AK_PROBE_MAGIC for a magic match, at most
-     * AK_PROBE_EXTENSION from the file name alone. `filename` may be NULL.
-     * Must be cheap and must not allocate. */
+     * AK_PROBE_EXTENSION from the file name alone. `filename` may be NULL,
+     * and the core asks without it first (ak_probe): a magic match must
+     * score AK_PROBE_MAGIC whatever the name. May be called more than once
+     * for one input. Must be cheap and must not allocate. */
     int (*probe)(const unsigned char *bytes, size_t size, const char *filename);
 
     /* Decodes `bytes` into the empty document `doc`. Returns AK_OK, or the

@@ -323,6 +323,78 @@ START_TEST(extension_alone_scores_low)
 }
 END_TEST
 
+/* Probes that count the times they were shown a file name. "watch" and
+ * "watch2" claim "WAT1" by magic; "weak" makes a little of "WK" bytes and
+ * more of them in a .wk file, as the mab probe does of a version word. */
+static int named_asks;
+
+static int watch_probe(const unsigned char *b, size_t n, const char *f)
+{
+    named_asks += f != NULL;
+    if (n >= 4 && memcmp(b, "WAT1", 4) == 0)
+        return AK_PROBE_MAGIC;
+    return ak_filename_has_extension(f, "wat") ? AK_PROBE_EXTENSION : 0;
+}
+
+static int weak_probe(const unsigned char *b, size_t n, const char *f)
+{
+    named_asks += f != NULL;
+    if (n < 2 || memcmp(b, "WK", 2) != 0)
+        return 0;
+    return ak_filename_has_extension(f, "wk") ? 40 : 10;
+}
+
+static const ak_codec watch = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "watch", "1", "t", "MIT",
+                                "wat", watch_probe, noop_read, NULL, NULL };
+static const ak_codec watch2 = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "watch2", "1", "t", "MIT",
+                                 "wat", watch_probe, noop_read, NULL, NULL };
+static const ak_codec weak = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "weak", "1", "t", "MIT",
+                               "wk", weak_probe, noop_read, NULL, NULL };
+
+/* Probes are asked without the file name first; only when no codec
+ * claims the bytes by magic alone are they asked again with it. */
+START_TEST(probes_see_the_name_only_without_a_lone_magic_match)
+{
+    const ak_codec *codecs[] = { animkit_codec(), &watch, &weak, &by_ext, NULL };
+    ak_registry *reg = ak_test_registry(codecs);
+    ak_probe_result pr;
+    ak_report rep = { 0 };
+    /* akm's magic alone: nobody is shown the name, not even a codec
+     * whose extension it carries */
+    named_asks = 0;
+    ck_assert_int_eq(ak_probe(reg, akm_file, sizeof akm_file, "x.wat", &pr, &rep), AK_OK);
+    ck_assert_str_eq(pr.codec->name, "akm");
+    ck_assert_int_eq(pr.score, AK_PROBE_MAGIC);
+    ck_assert_int_eq(named_asks, 0);
+    /* no magic: everyone again with the name, the extension decides */
+    ck_assert_int_eq(ak_probe(reg, "zzzz", 4, "x.wat", &pr, &rep), AK_OK);
+    ck_assert_str_eq(pr.codec->name, "watch");
+    ck_assert_int_eq(pr.score, AK_PROBE_EXTENSION);
+    ck_assert_int_eq(named_asks, 2);
+    /* a weak guess from the bytes that the name makes surer */
+    ck_assert_int_eq(ak_probe(reg, "WKzz", 4, "x.wk", &pr, &rep), AK_OK);
+    ck_assert_str_eq(pr.codec->name, "weak");
+    ck_assert_int_eq(pr.score, 40);
+    ck_assert_int_eq(ak_probe(reg, "WKzz", 4, NULL, &pr, &rep), AK_OK);
+    ck_assert_int_eq(pr.score, 10);
+    /* extension-only codecs (no probe) still score by the name */
+    ck_assert_int_eq(ak_probe(reg, "zzzz", 4, "x.bx", &pr, &rep), AK_OK);
+    ck_assert_str_eq(pr.codec->name, "byext");
+    ak_registry_free(reg);
+
+    /* two magic matches: asked again with the name, and still a tie */
+    const ak_codec *rivals[] = { &watch, &watch2, NULL };
+    reg = ak_test_registry(rivals);
+    named_asks = 0;
+    ak_report rep2 = { 0 };
+    ck_assert_int_eq(ak_probe(reg, "WAT1", 4, "x.wat", &pr, &rep2), AK_E_AMBIGUOUS);
+    ck_assert_int_eq(pr.score, AK_PROBE_MAGIC);
+    ck_assert_int_eq(named_asks, 2);
+    ck_assert_ptr_nonnull(strstr(rep2.message, "ambiguous format"));
+    ak_registry_free(reg);
+}
+END_TEST
+
 START_TEST(add_codec_checks_descriptor)
 {
     const ak_codec *codecs[] = { animkit_codec(), NULL };
@@ -413,6 +485,7 @@ int main(void)
     tcase_add_test(tc, autoload_and_disable);
     tcase_add_test(tc, probe_tie_is_ambiguous_and_priority_breaks_it);
     tcase_add_test(tc, extension_alone_scores_low);
+    tcase_add_test(tc, probes_see_the_name_only_without_a_lone_magic_match);
     tcase_add_test(tc, strict_reads_fail_on_model_errors);
     tcase_add_test(tc, add_codec_checks_descriptor);
     tcase_add_test(tc, write_reports_losses_and_picks_by_extension);
