@@ -16,7 +16,7 @@ static const ak_param anm_params[] = {
     { "fps", AK_PARAM_NUMBER, AK_PARAM_READ, NULL, ANM_TEXT(ANM_FPS_ASSUMED),
       "frames per second of the file's frame numbers (.anm stores none)" },
     { "fps", AK_PARAM_NUMBER, AK_PARAM_WRITE, NULL, NULL,
-      "frames per second to write frame numbers at (default: the rate read, else 30)" },
+      "frames per second to write frame numbers at (default: the rate read, else " ANM_TEXT(ANM_FPS_ASSUMED) ")" },
     { "variant", AK_PARAM_CHOICE, AK_PARAM_WRITE, "4.0|6.0|6.1|frmn|frm2|frm3", NULL,
       "output version (4.0 writes FRMN, 6.0/6.1 FRM2) or frame chunk (default: the document's own, else 6.0)" },
     { NULL, 0, 0, NULL, NULL, NULL },

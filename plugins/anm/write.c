@@ -1372,8 +1372,8 @@ static ak_status write_clip(wctx *w)
         fps = clip->tick_rate;
     } else {
         fps = ANM_FPS_ASSUMED;
-        ak_warn(w->job, -1, "ANM stores no frame rate: key times become frame numbers at 30 frames per "
-                            "second (set parameter fps to change)");
+        ak_warn(w->job, -1, "ANM stores no frame rate: key times become frame numbers at " ANM_TEXT(ANM_FPS_ASSUMED)
+                            " frames per second (set parameter fps to change)");
     }
     w->fps = fps;
 
