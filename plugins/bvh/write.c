@@ -28,6 +28,7 @@ typedef struct writer {
     size_t *order;         /* bones in the hierarchy's (depth-first) order */
     size_t frames;
     double frame_time;
+    size_t bad_offset; /* 1 + the first bone whose OFFSET (or End Site's) is not finite, else 0 */
 } writer;
 
 static void put_str(writer *w, const char *s) { ak_put(w->out, s, strlen(s)); }
@@ -179,13 +180,19 @@ static void put_name(writer *w, size_t b, int *renamed)
     put_str(w, buf);
 }
 
-static void put_offset(writer *w, int32_t depth, const double v[3])
+/* Bone b's OFFSET (or its End Site's). BVH has no NaN or infinity (its
+ * reader refuses them): the first bone with one is kept for bvh_write to
+ * fail on. */
+static void put_offset(writer *w, size_t b, int32_t depth, const double v[3])
 {
     put_indent(w, depth);
     put_str(w, "OFFSET");
     for (int i = 0; i < 3; i++) {
+        double x = v[i] / w->scale;
+        if (!isfinite(x) && !w->bad_offset)
+            w->bad_offset = b + 1;
         put_str(w, " ");
-        put_value(w, v[i] / w->scale);
+        put_value(w, x);
     }
     put_str(w, w->eol);
 }
@@ -209,7 +216,7 @@ static void put_end_site(writer *w, size_t b, int32_t depth)
     put_indent(w, depth);
     put_str(w, "{");
     put_str(w, w->eol);
-    put_offset(w, depth + 1, v);
+    put_offset(w, b, depth + 1, v);
     put_indent(w, depth);
     put_str(w, "}");
     put_str(w, w->eol);
@@ -225,7 +232,7 @@ static void put_joint_head(writer *w, size_t b, int *renamed)
     put_indent(w, j->depth);
     put_str(w, "{");
     put_str(w, w->eol);
-    put_offset(w, j->depth + 1, w->doc->skeleton.bones[b].translation);
+    put_offset(w, b, j->depth + 1, w->doc->skeleton.bones[b].translation);
     put_indent(w, j->depth + 1);
     char count[16];
     snprintf(count, sizeof count, "CHANNELS %u", (unsigned)j->nch);
@@ -386,6 +393,11 @@ static ak_status joint_values(writer *w, size_t b, size_t f, double *vals)
                        "or three different ones",
                        bone->name, nrot);
     }
+    for (int c = 0; c < j->nch; c++)
+        if (!isfinite(vals[c])) /* BVH has no NaN or infinity: its reader refuses them */
+            return ak_fail(w->job, AK_E_DATA, -1,
+                           "bone '%s': frame %zu: its %s is not a finite number, which BVH cannot store", bone->name,
+                           f, bvh_channel_name(j->ch[c]));
     return AK_OK;
 }
 
@@ -475,6 +487,9 @@ ak_status bvh_write(ak_job *job, const ak_doc *doc, ak_sink *out)
     if (st != AK_OK)
         return st;
     put_hierarchy(&w);
+    if (w.bad_offset)
+        return ak_fail(job, AK_E_DATA, -1, "bone '%s': its offset is not a finite number, which BVH cannot store",
+                       doc->skeleton.bones[w.bad_offset - 1].name);
     put_motion_header(&w);
     const ak_prop *tail = w.native ? prop_of(&doc->props, BVH_P_TAIL, AK_PROP_BYTES) : NULL;
     if ((st = put_frames(&w, tail)) != AK_OK)

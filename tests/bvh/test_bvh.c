@@ -646,6 +646,58 @@ START_TEST(names_are_made_to_fit)
 }
 END_TEST
 
+/* BVH has no NaN or infinity (its reader refuses them): a document holding
+ * one, in an offset or in a key, is refused with the bone named. Found by
+ * fuzz_probe_all: a glTF whose float data held NaN wrote "nan". */
+static void assert_refused(ak_registry *reg, const ak_doc *doc, const char *const *params, const char *part1,
+                           const char *part2)
+{
+    size_t size;
+    ak_report rep;
+    unsigned char *out = write_bvh(reg, doc, params, &size, &rep);
+    ck_assert_msg(out == NULL, "written, but should be refused: %s %s", part1, part2);
+    ck_assert_int_eq(rep.status, AK_E_DATA);
+    ck_assert_msg(strstr(rep.message, part1) && strstr(rep.message, part2), "message: %s", rep.message);
+}
+
+START_TEST(values_that_are_not_finite_are_refused)
+{
+    ak_registry *reg = registry();
+    ak_doc *doc = ak_doc_new();
+    ak_bone_add(doc, "root");
+    ak_bone *tip = ak_bone_add(doc, "tip");
+    tip->parent = 0;
+    ak_clip *clip = ak_clip_add(doc, "still");
+    clip->frame_rate = 2;
+    clip->duration = 1;
+    ak_track *t = ak_track_add(clip, "tip");
+    ak_key *rot = ak_key_add(t, AK_ROTATION);
+    ak_track *rt = ak_track_add(clip, "root");
+    ak_key *pos = ak_key_add(rt, AK_TRANSLATION);
+    size_t size;
+    ak_report rep;
+    unsigned char *out = write_bvh(reg, doc, NULL, &size, &rep);
+    ck_assert_msg(out != NULL, "%s", rep.message);
+    ak_buffer_free(reg, out);
+
+    tip->translation[1] = NAN;
+    assert_refused(reg, doc, NULL, "'tip'", "offset is not a finite number");
+    tip->translation[1] = 1e300;
+    static const char *const tiny_scale[] = { "scale=1e-10", NULL }; /* 1e310 overflows */
+    assert_refused(reg, doc, tiny_scale, "'tip'", "offset is not a finite number");
+    tip->translation[1] = 0;
+    pos->v[2] = INFINITY;
+    assert_refused(reg, doc, NULL, "'root': frame 0", "Zposition is not a finite number");
+    pos->v[2] = 0;
+    rot->v[0] = NAN; /* a rotation that is not finite is written as none (ak_quat_normalize) */
+    out = write_bvh(reg, doc, NULL, &size, &rep);
+    ck_assert_msg(out != NULL, "%s", rep.message);
+    ak_buffer_free(reg, out);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("bvh");
@@ -660,6 +712,7 @@ int main(void)
     tcase_add_test(tc, every_truncation_and_flip_is_safe);
     tcase_add_test(tc, written_from_a_hand_built_document);
     tcase_add_test(tc, names_are_made_to_fit);
+    tcase_add_test(tc, values_that_are_not_finite_are_refused);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }
