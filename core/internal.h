@@ -44,18 +44,21 @@ struct ak_doc_private {
  * how it is made): inline, since writers ask for it key by key. */
 #define AK_FP_FACTORS 0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full, 0x165667B19E3779F9ull, \
                       0xD6E8FEB86659FD93ull, 0xFF51AFD7ED558CCDull, 0xC4CEB9FE1A85EC53ull
-static inline uint64_t ak_fp_lane(const void *word, uint64_t factor)
+#define AK_FP_TURNS 0, 1, 2, 3, 4, 5 /* each word's rotation, in bits (fingerprint.c says why) */
+static inline uint64_t ak_fp_lane(const void *word, uint64_t factor, unsigned turn)
 {
     uint64_t w;
     memcpy(&w, word, sizeof w);
-    w *= factor;
-    return w ^ (w >> 32);
+    w = w << turn | w >> ((64 - turn) & 63);
+    return w * factor;
 }
 static inline uint64_t ak_key_fingerprint(const ak_key *key)
 {
     static const uint64_t f[6] = { AK_FP_FACTORS };
-    return ak_fp_lane(&key->time, f[0]) ^ ak_fp_lane(&key->tick, f[1]) ^ ak_fp_lane(&key->v[0], f[2]) ^
-           ak_fp_lane(&key->v[1], f[3]) ^ ak_fp_lane(&key->v[2], f[4]) ^ ak_fp_lane(&key->v[3], f[5]);
+    static const unsigned r[6] = { AK_FP_TURNS };
+    return ak_fp_lane(&key->time, f[0], r[0]) ^ ak_fp_lane(&key->tick, f[1], r[1]) ^
+           ak_fp_lane(&key->v[0], f[2], r[2]) ^ ak_fp_lane(&key->v[1], f[3], r[3]) ^
+           ak_fp_lane(&key->v[2], f[4], r[4]) ^ ak_fp_lane(&key->v[3], f[5], r[5]);
 }
 /* Private key flags (ak_key.flags_). */
 enum { AK_KEY_HAS_RAW = 1, AK_KEY_TOUCHED = 2 };

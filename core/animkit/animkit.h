@@ -175,7 +175,8 @@ AK_API const char *ak_channel_name(ak_channel_kind kind);
  * (ak_key_set_raw, ak_keys_set_raw); ak_key_changed() tells a writer whether
  * the values have been edited since, so that untouched keys are re-emitted
  * bit for bit. An edit of any one of these numbers, through the struct or
- * otherwise, is always detected.
+ * otherwise, is always detected, and so is a change of sign of any of
+ * them together (a rotation mirrored by negating two components).
  */
 typedef struct ak_key {
     double time;

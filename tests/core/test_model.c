@@ -179,6 +179,73 @@ START_TEST(bulk_fingerprint_agrees_with_the_single_key_check)
 }
 END_TEST
 
+/* Edits of several words at once that a host makes through the struct:
+ * the sign of any set of the six words flipped (mirroring negates two
+ * components of a rotation, q -> -q all four), any two words swapped, two
+ * words set to zero. Each must be seen, by the single-key check and in
+ * bulk, on keys of random bits and on real values. */
+START_TEST(edits_of_several_words_are_detected)
+{
+    ak_doc *doc = ak_doc_new();
+    ak_track *t = ak_track_add(ak_clip_add(doc, "c"), "b");
+    const unsigned char *block = ak_doc_store(doc, NULL, 8);
+    enum { N = 300 };
+    ak_key *k = ak_keys_append_uninit(t, AK_ROTATION, N);
+    ck_assert_ptr_nonnull(k);
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < N; i++) {
+        uint64_t words[6];
+        for (int w = 0; w < 6; w++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+            words[w] = x;
+        }
+        if (i % 2) { /* half of them real: a time, a tick, a unit quaternion */
+            double q[4] = { (double)(words[2] % 2001) / 1000 - 1, (double)(words[3] % 2001) / 1000 - 1,
+                            (double)(words[4] % 2001) / 1000 - 1, 0.5 };
+            double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+            double time = (double)i / 30;
+            int64_t tick = (int64_t)i;
+            memcpy(&words[0], &time, 8);
+            memcpy(&words[1], &tick, 8);
+            for (int j = 0; j < 4; j++) {
+                double v = q[j] / n;
+                memcpy(&words[2 + j], &v, 8);
+            }
+        }
+        memcpy(&k[i], words, sizeof words);
+    }
+    ck_assert_int_eq(ak_keys_set_raw(k, N, block, 0, 8), AK_OK);
+    ck_assert_uint_eq(ak_keys_unchanged(k, N), N);
+    for (size_t i = 0; i < N; i++) {
+        uint64_t *words = (uint64_t *)(void *)&k[i];
+        for (unsigned set = 1; set < 64; set++) { /* every set of sign flips */
+            for (int w = 0; w < 6; w++)
+                if (set >> w & 1)
+                    words[w] ^= 1ull << 63;
+            ck_assert_msg(ak_key_changed(&k[i]) == 1, "key %zu: signs of words 0x%02x flipped", i, set);
+            ck_assert_uint_eq(ak_keys_unchanged(&k[i], 1), 0);
+            for (int w = 0; w < 6; w++)
+                if (set >> w & 1)
+                    words[w] ^= 1ull << 63;
+        }
+        for (int a = 0; a < 6; a++)
+            for (int b = a + 1; b < 6; b++) {
+                uint64_t wa = words[a], wb = words[b];
+                words[a] = wb, words[b] = wa;
+                ck_assert_msg(ak_key_changed(&k[i]) == 1, "key %zu: words %d and %d swapped", i, a, b);
+                ck_assert_uint_eq(ak_keys_unchanged(&k[i], 1), 0);
+                words[a] = 0, words[b] = 0;
+                ck_assert_msg(ak_key_changed(&k[i]) == 1 || (wa == 0 && wb == 0), "key %zu: words %d, %d zeroed",
+                              i, a, b);
+                words[a] = wa, words[b] = wb;
+            }
+        ck_assert_int_eq(ak_key_changed(&k[i]), 0);
+    }
+    ck_assert_uint_eq(ak_keys_unchanged(k, N), N);
+    ak_doc_free(doc);
+}
+END_TEST
+
 /* FNV-1a over the eight little-endian bytes of each word, written out here
  * from its definition: the JSON dump's "_check" values. */
 static uint64_t fnv1a_words(const uint64_t *w, int n)
@@ -1056,6 +1123,7 @@ int main(void)
     tcase_add_test(tc, status_exit_codes);
     tcase_add_test(tc, digest_bytes_is_fnv1a);
     tcase_add_test(tc, bulk_fingerprint_agrees_with_the_single_key_check);
+    tcase_add_test(tc, edits_of_several_words_are_detected);
     tcase_add_test(tc, key_digests_in_bulk_agree_with_each_key);
     suite_add_tcase(s, tc);
     return ak_test_run(s);

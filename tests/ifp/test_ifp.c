@@ -1341,6 +1341,66 @@ static ak_doc *hand_doc(void)
     return doc;
 }
 
+/* Mirroring a clip through the struct, as a host does across the x = 0
+ * plane (x of every translation and y, z of every rotation negated): the
+ * keys read from a file, whose stored bytes the writer would otherwise
+ * re-emit, must come out mirrored. Two sign flips at once in one key went
+ * unnoticed by the change check before, and the edit was lost. */
+START_TEST(t_mirror_through_struct)
+{
+    ak_registry *reg = registry();
+    ak_doc *hand = hand_doc();
+    unsigned char *file, *out;
+    size_t fn, on;
+    msgs wm;
+    ck_assert_int_eq(write_with(reg, hand, NULL, "dance.ifp", &file, &fn, &wm), AK_OK);
+    ak_doc_free(hand);
+    ak_doc *doc = ak_test_read(reg, file, fn, "dance.ifp");
+    ak_doc *was = ak_test_read(reg, file, fn, "dance.ifp");
+    size_t mirrored = 0;
+    for (size_t c = 0; c < doc->clip_count; c++)
+        for (size_t t = 0; t < doc->clips[c]->track_count; t++) {
+            ak_track *tr = doc->clips[c]->tracks[t];
+            for (size_t i = 0; i < tr->channel[AK_ROTATION].count; i++) {
+                ak_key *k = &tr->channel[AK_ROTATION].keys[i];
+                k->v[1] = -k->v[1];
+                k->v[2] = -k->v[2];
+                mirrored += k->v[1] != 0 && k->v[2] != 0;
+            }
+            for (size_t i = 0; i < tr->channel[AK_TRANSLATION].count; i++)
+                tr->channel[AK_TRANSLATION].keys[i].v[0] *= -1;
+        }
+    ck_assert_uint_gt(mirrored, 0); /* the Head key: y and z both not 0 */
+    ck_assert_int_eq(write_with(reg, doc, NULL, "mirrored.ifp", &out, &on, &wm), AK_OK);
+    ak_doc *back = ak_test_read(reg, out, on, "mirrored.ifp");
+    ck_assert_uint_eq(back->clip_count, was->clip_count);
+    for (size_t c = 0; c < was->clip_count; c++)
+        for (size_t t = 0; t < was->clips[c]->track_count; t++) {
+            const ak_track *a = was->clips[c]->tracks[t], *b = back->clips[c]->tracks[t];
+            for (int ch = AK_ROTATION; ch <= AK_TRANSLATION; ch++) {
+                ck_assert_uint_eq(b->channel[ch].count, a->channel[ch].count);
+                for (size_t i = 0; i < a->channel[ch].count; i++) {
+                    const double *va = a->channel[ch].keys[i].v, *vb = b->channel[ch].keys[i].v;
+                    double want[4] = { va[0], va[1], va[2], va[3] };
+                    if (ch == AK_ROTATION)
+                        want[1] = -want[1], want[2] = -want[2];
+                    else
+                        want[0] = -want[0];
+                    for (int j = 0; j < 4; j++) /* one step of the stored integers */
+                        ck_assert_msg(fabs(vb[j] - want[j]) <= 1.0 / 1024, "clip %zu track %zu %s key %zu v[%d]: %g, not %g",
+                                      c, t, ak_channel_name((ak_channel_kind)ch), i, j, vb[j], want[j]);
+                }
+            }
+        }
+    ak_doc_free(back);
+    ak_doc_free(was);
+    ak_doc_free(doc);
+    ak_buffer_free(reg, out);
+    ak_buffer_free(reg, file);
+    ak_registry_free(reg);
+}
+END_TEST
+
 START_TEST(t_hand_anp3)
 {
     ak_registry *reg = registry();
@@ -1814,6 +1874,7 @@ int main(void)
     tcase_add_test(tc, t_synth_anpk);
     tcase_add_test(tc, t_synth_anlf);
     tcase_add_test(tc, t_edit_key);
+    tcase_add_test(tc, t_mirror_through_struct);
     tcase_add_test(tc, t_hand_anp3);
     tcase_add_test(tc, t_hand_variants);
     tcase_add_test(tc, t_ifp_doc_without_stored_bytes);
