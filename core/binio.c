@@ -168,7 +168,7 @@ void ak_sink_init(ak_sink *s, const ak_allocator *allocator)
 
 static int sink_grow(ak_sink *s, size_t more)
 {
-    size_t cap = s->capacity ? s->capacity : 4096;
+    size_t cap = s->capacity ? s->capacity : s->first ? s->first : 4096;
     while (cap - s->size < more) {
         if (cap > SIZE_MAX / 2) {
             s->failed = 1;

@@ -195,6 +195,8 @@ ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size, const 
         ak_report_emit(report, AK_ERROR, AK_E_NOMEM, file, NULL, -1, "out of memory");
         return AK_E_NOMEM;
     }
+    doc->private_->read_by = codec;
+    doc->private_->read_size = size;
     *out = doc;
     return AK_OK;
 }
@@ -330,6 +332,19 @@ static void report_losses(const ak_doc *doc, const ak_codec *c, const char *file
                        doc->format, c->name);
 }
 
+/* The output's first block: as large as the file the document was read
+ * from when it goes back to the same format (at least 256 bytes, at most
+ * 64 MiB), so that a small file takes one small allocation, not 4 KiB, and
+ * a large one is not copied through every doubling on its way there. */
+static size_t first_block_size(const ak_doc *doc, const ak_codec *codec)
+{
+    const struct ak_doc_private *p = doc->private_;
+    if (!p || p->read_by != codec || !p->read_size)
+        return 0;
+    size_t n = p->read_size < 256 ? 256 : p->read_size; /* an edited small file may grow */
+    return n < AK_SINK_FIRST_MAX ? n : AK_SINK_FIRST_MAX;
+}
+
 ak_status ak_write(const ak_registry *reg, const ak_doc *doc, const ak_options *options,
                    unsigned char **bytes, size_t *size, ak_report *report)
 {
@@ -368,6 +383,7 @@ ak_status ak_write(const ak_registry *reg, const ak_doc *doc, const ak_options *
     ak_sink sink;
     ak_sink_init(&sink, &reg->allocator);
     sink.pool = reg->pool;
+    sink.first = first_block_size(doc, codec);
     ak_job_use_stack(&job, small_scratch, sizeof small_scratch); /* until ak_job_release_scratch */
     ak_status st = codec->write(&job, doc, &sink);
     ak_job_release_scratch(&job);

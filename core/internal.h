@@ -38,6 +38,10 @@ struct ak_doc_private {
     uintptr_t key_from[4];
     const char *key_copy[4];
     int outline; /* keys counted, not read (AK_READ_OUTLINE) */
+    /* The codec that read the document and how many bytes it read: writing
+     * it back in the same format likely takes as many (codec.c, ak_write). */
+    const ak_codec *read_by;
+    size_t read_size;
 };
 
 /* The private fingerprint ak_key_changed() compares (fingerprint.c says
@@ -120,6 +124,7 @@ struct ak_sink {
     size_t size, capacity;
     int failed;
     struct ak_pool *pool; /* large buffers come from and go back to it; may be NULL */
+    size_t first;         /* the first block's size, when the output's is foreseen; 0: 4 KiB */
 };
 
 /* The allocator that wraps malloc. */
@@ -153,6 +158,7 @@ void ak_heap_free_pooled(ak_heap *heap, void *ptr, size_t size);
  * pool is counted: each document using it holds a reference. */
 typedef struct ak_pool ak_pool;
 #define AK_POOL_MIN ((size_t)16 << 10) /* smaller blocks are malloc's business */
+#define AK_SINK_FIRST_MAX ((size_t)64 << 20) /* codec.c: an output's first block, at most */
 ak_pool *ak_pool_new(const ak_allocator *allocator);
 void ak_pool_retain(ak_pool *pool);
 void ak_pool_release(ak_pool *pool);

@@ -236,6 +236,135 @@ START_TEST(a_host_allocator_gets_everything_back)
 }
 END_TEST
 
+/* "ECHO" and any bytes: the document keeps them as a property, and the
+ * writer puts them back one byte a call, then `echo_extra` bytes more. */
+static size_t echo_extra;
+
+static ak_status echo_read(ak_job *job, const unsigned char *b, size_t n, ak_doc *doc)
+{
+    (void)job;
+    ak_clip *clip = ak_clip_add(doc, "echo");
+    if (!clip)
+        return AK_E_NOMEM;
+    return ak_prop_set_bytes(doc, &clip->props, "echo.bytes", b, n);
+}
+
+static ak_status echo_write(ak_job *job, const ak_doc *doc, ak_sink *out)
+{
+    (void)job;
+    const ak_prop *p = ak_prop_get(&doc->clips[0]->props, "echo.bytes");
+    for (size_t i = 0; i < p->size; i++)
+        ak_put_u8(out, p->data[i]);
+    for (size_t i = 0; i < echo_extra; i++)
+        ak_put_u8(out, (unsigned char)i);
+    return AK_OK;
+}
+
+static int echo_probe(const unsigned char *b, size_t n, const char *f)
+{
+    (void)f;
+    return n >= 4 && memcmp(b, "ECHO", 4) == 0 ? AK_PROBE_MAGIC : 0;
+}
+
+static const ak_codec echo = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "echo", "1", "test",
+                               "MIT", "echo", echo_probe, echo_read, echo_write, NULL };
+
+/* A host allocator that remembers what it was asked. */
+typedef struct asked {
+    size_t allocs, reallocs, last_size;
+} asked;
+
+static void *asked_alloc(void *user, size_t size)
+{
+    asked *a = user;
+    a->allocs++;
+    a->last_size = size;
+    return malloc(size);
+}
+
+static void *asked_realloc(void *user, void *ptr, size_t size)
+{
+    asked *a = user;
+    if (ptr)
+        a->reallocs++;
+    else
+        a->allocs++;
+    a->last_size = size;
+    return realloc(ptr, size);
+}
+
+static void asked_free(void *user, void *ptr)
+{
+    (void)user;
+    free(ptr);
+}
+
+/* Written back in the format it was read in, a document's output takes
+ * one block of the size of the file it came from: no 4 KiB block for a
+ * small file, no copy through every doubling for a large one. A write
+ * that outgrows it still grows; other sizes start at 4 KiB as before. */
+START_TEST(a_same_format_write_takes_one_block_of_the_files_size)
+{
+    asked a = { 0, 0, 0 };
+    ak_allocator alloc = { asked_alloc, asked_realloc, asked_free, &a };
+    ak_registry_config cfg = { sizeof cfg, AK_REG_NO_PLUGINS, NULL, &alloc, NULL, NULL, NULL };
+    ak_registry *reg = NULL;
+    ak_report rep = { 0 };
+    ck_assert_int_eq(ak_registry_open(&cfg, &reg, &rep), AK_OK);
+    ck_assert_int_eq(ak_registry_add_codec(reg, &echo, 0, &rep), AK_OK);
+    size_t sizes[] = { 4, 299, 4096, 100000 };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        size_t n = sizes[i];
+        unsigned char *file = malloc(n);
+        ck_assert_ptr_nonnull(file);
+        memcpy(file, "ECHO", 4);
+        for (size_t j = 4; j < n; j++)
+            file[j] = (unsigned char)(j * 31);
+        ak_doc *d = ak_test_read(reg, file, n, "x.echo");
+        for (size_t extra = 0; extra <= 300; extra += 300) {
+            echo_extra = extra;
+            a.allocs = a.reallocs = 0;
+            unsigned char *out;
+            size_t size;
+            ck_assert_int_eq(ak_write(reg, d, NULL, &out, &size, &rep), AK_OK);
+            ck_assert_uint_eq(size, n + extra);
+            ck_assert_int_eq(memcmp(out, file, n), 0);
+            for (size_t j = 0; j < extra; j++)
+                ck_assert_uint_eq(out[n + j], (unsigned char)j);
+            size_t first = n < 256 ? 256 : n; /* a small file's edit may grow it */
+            if (n + extra <= first) {
+                ck_assert_uint_eq(a.allocs, 1);
+                ck_assert_uint_eq(a.reallocs, 0);
+                ck_assert_uint_eq(a.last_size, first);
+            } else { /* outgrown: doubled from there */
+                size_t want = first;
+                while (want < n + extra)
+                    want *= 2;
+                ck_assert_uint_ge(a.reallocs, 1);
+                ck_assert_uint_eq(a.last_size, want);
+            }
+            ak_buffer_free(reg, out);
+        }
+        /* A document built by hand has no such size: 4 KiB first, as before. */
+        ak_doc *copy = ak_doc_clone(d);
+        ck_assert_ptr_nonnull(copy);
+        echo_extra = 0;
+        a.allocs = a.reallocs = 0;
+        unsigned char *out;
+        size_t size;
+        ck_assert_int_eq(ak_write(reg, copy, NULL, &out, &size, &rep), AK_OK);
+        ck_assert_uint_eq(size, n);
+        ck_assert_uint_eq(a.allocs, 1);
+        ck_assert_uint_eq(a.last_size, n <= 4096 ? 4096 : 131072);
+        ak_buffer_free(reg, out);
+        ak_doc_free(copy);
+        ak_doc_free(d);
+        free(file);
+    }
+    ak_registry_free(reg);
+}
+END_TEST
+
 START_TEST(documents_outlive_their_registry)
 {
     ak_registry *reg = open_with(0, NULL);
@@ -264,6 +393,7 @@ int main(void)
     tcase_add_test(tc, no_pool_flag_keeps_nothing);
     tcase_add_test(tc, a_host_allocator_gets_everything_back);
     tcase_add_test(tc, documents_outlive_their_registry);
+    tcase_add_test(tc, a_same_format_write_takes_one_block_of_the_files_size);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }
