@@ -99,12 +99,14 @@ typedef struct wctx {
     /* Scratch of every track in one block (tracks take slices): the
      * channel lists, then the stored records. */
     wch *pool;
-    wrec *rec_pool;      /* records_on_extras of every track, zeroed (tracks take slices) */
+    wrec *rec_pool;      /* records_on_extras of every track, zeroed (tracks take slices), in pool */
     /* Output gathered for the sink: BMAP, then the frame chunks, put when
      * the next chunk (FRMN: BONE record) might not fit, before a mesh body
      * and at the end (a put per chunk was a tenth of writing shahed136). */
     unsigned char *buf;
     size_t cap, used;    /* at least chunk_buf_size and BONE_HEAD_MAX */
+    unsigned char *buf_room; /* pool's last part: buf when cap fits in buf_room_size */
+    size_t buf_room_size;
     unsigned rounded, merged, badrot;
 } wctx;
 
@@ -184,21 +186,25 @@ static ak_status prepare_channel(wctx *w, wtrack *wt, int c, wch *list)
 }
 
 /* The track's properties this writer reads, found in one walk over them:
- * a lookup by name each compared every key in turn, and all begin with
- * "anm." (string compares were an eighth of writing a many-bone file). */
+ * a lookup by name compared every key in turn. All begin with "anm.", so
+ * the letter after it picks the one name to compare (string compares
+ * were an eighth of writing a many-bone file). */
 static void find_track_props(wtrack *wt)
 {
     const ak_props *props = &wt->t->props;
     wt->records_any = wt->mesh_prop = wt->mirrored_prop = wt->name_prop = NULL;
     for (size_t i = 0; i < props->count; i++) {
         const ak_prop *p = &props->items[i];
-        if (!strcmp(p->key, ANM_P_RECORDS))
+        const char *k = p->key;
+        if (k[0] != 'a' || k[1] != 'n' || k[2] != 'm' || k[3] != '.')
+            continue;
+        if (k[4] == 'r' && !strcmp(k, ANM_P_RECORDS))
             wt->records_any = p;
-        else if (!strcmp(p->key, ANM_P_MESH))
+        else if (k[4] == 'm' && k[5] == 'e' && !strcmp(k, ANM_P_MESH))
             wt->mesh_prop = p;
-        else if (!strcmp(p->key, ANM_P_MIRRORED))
+        else if (k[4] == 'm' && k[5] == 'i' && !strcmp(k, ANM_P_MIRRORED))
             wt->mirrored_prop = p;
-        else if (!strcmp(p->key, ANM_P_NAME))
+        else if (k[4] == 'n' && !strcmp(k, ANM_P_NAME))
             wt->name_prop = p;
     }
 }
@@ -1266,15 +1272,15 @@ static clip_props find_clip_props(const ak_props *props)
         case 'v': slot = !strcmp(k, ANM_P_VERSION) ? &cp.version : NULL; break;
         case 'l': slot = !strcmp(k, ANM_P_LAYOUT) ? &cp.layout : NULL; break;
         case 'c': slot = !strcmp(k, ANM_P_CMNT_COUNT) ? &cp.cmnt_count : NULL; break;
-        case 'f':
-            if (!strcmp(k, ANM_P_FPS))
-                slot = &cp.fps;
-            else if (!strcmp(k, ANM_P_FRMS))
-                slot = &cp.frms;
-            else if (!strcmp(k, ANM_P_TAG))
-                slot = &cp.tag;
-            else if (!strcmp(k, ANM_P_FORM))
-                slot = &cp.form;
+        case 'f': /* fps, frms, frame_tag, form: the next letters tell them apart */
+            if (k[5] == 'p')
+                slot = !strcmp(k, ANM_P_FPS) ? &cp.fps : NULL;
+            else if (k[5] == 'r' && k[6] == 'm')
+                slot = !strcmp(k, ANM_P_FRMS) ? &cp.frms : NULL;
+            else if (k[5] == 'r' && k[6] == 'a')
+                slot = !strcmp(k, ANM_P_TAG) ? &cp.tag : NULL;
+            else if (k[5] == 'o')
+                slot = !strcmp(k, ANM_P_FORM) ? &cp.form : NULL;
             break;
         }
         if (slot && !*slot)
@@ -1414,23 +1420,38 @@ static ak_status write_clip(wctx *w)
         w->names_total += 4 + nm->size;
     }
     /* One block of channel entries holds them, then the stored records
-     * (16 bytes as an entry is), replay_layout's cursors and its list of
-     * records: one allocation instead of three (each was a few per cent of
-     * writing a small file). */
+     * (16 bytes as an entry is), replay_layout's cursors, its list of
+     * records, the records of every track and the output buffer that
+     * replaying the stored records needs (BMAP, or a chunk of all of
+     * them up to 255): one allocation instead of five (each was a few per
+     * cent of writing a small file; one per track, a tenth of writing a
+     * many-bone file). */
+    if (w->names_total > SIZE_MAX - 8)
+        return ak_fail(w->job, AK_E_LIMIT, -1, "too many bone names for BMAP");
+    size_t room = 9 + (nstored < 255 ? nstored : 255) * KEY_HEAD_MAX;
+    if (room < 8 + w->names_total)
+        room = 8 + w->names_total;
+    if (room < BONE_HEAD_MAX)
+        room = BONE_HEAD_MAX;
     size_t ex_slots = slots_for(nstored, sizeof(anm_extra));
     size_t cur_slots = slots_for(w->ntr, sizeof(rcur)), lay_slots = slots_for(nstored, sizeof(wrec *));
+    size_t rec_slots = slots_for(nstored, sizeof(wrec)), room_slots = slots_for(room, 1);
     size_t extra = ex_slots + cur_slots + lay_slots; /* each under SIZE_MAX / 16: no wrap */
-    if (extra > SIZE_MAX / sizeof(wch) || keys > SIZE_MAX / sizeof(wch) - extra)
+    if (extra > SIZE_MAX / sizeof(wch) || rec_slots > SIZE_MAX / sizeof(wch) - extra ||
+        room_slots > SIZE_MAX / sizeof(wch) - extra - rec_slots ||
+        keys > SIZE_MAX / sizeof(wch) - extra - rec_slots - room_slots)
         return ak_fail(w->job, AK_E_LIMIT, -1, "too many keys");
-    /* Not cleared: every entry is written before it is read
-     * (prepare_channel, prepare_extras, replay_start, the replay's walk). */
-    w->pool = ak_job_alloc_uninit(w->job, keys + extra, sizeof *w->pool);
-    /* One zeroed block for the records of every track instead of one
-     * allocation per track (a many-bone file spent a tenth of its write
-     * in malloc and free). */
-    w->rec_pool = w->pool && nstored ? ak_job_alloc(w->job, nstored, sizeof *w->rec_pool) : NULL;
-    if (!w->pool || (nstored && !w->rec_pool))
+    /* Not cleared but for the records: every other entry is written before
+     * it is read (prepare_channel, prepare_extras, replay_start, the
+     * replay's walk, the emitters). */
+    w->pool = ak_job_alloc_uninit(w->job, keys + extra + rec_slots + room_slots, sizeof *w->pool);
+    if (!w->pool)
         return nomem(w);
+    w->rec_pool = nstored ? (wrec *)(void *)(w->pool + keys + extra) : NULL;
+    if (nstored)
+        memset(w->rec_pool, 0, nstored * sizeof *w->rec_pool);
+    w->buf_room = (unsigned char *)(w->pool + keys + extra + rec_slots);
+    w->buf_room_size = room;
     for (size_t i = 0, at = 0; i < w->nbusy; i++) { /* an idle track has no records */
         wtrack *wt = &w->tr[w->busy[i]];
         wt->rec_slice = wt->records ? w->rec_pool + at : NULL;
@@ -1514,12 +1535,11 @@ static ak_status write_clip(wctx *w)
         return AK_OK;
     size_t names = w->names_total;
     size_t chunk = chunk_buf_size(w);
-    if (names > SIZE_MAX - 8)
-        return ak_fail(w->job, AK_E_LIMIT, -1, "too many bone names for BMAP");
     w->cap = 8 + names > chunk ? 8 + names : chunk;
     if (w->cap < BONE_HEAD_MAX)
         w->cap = BONE_HEAD_MAX;
-    w->buf = ak_job_alloc_uninit(w->job, w->cap, 1); /* written before it is put */
+    /* Generated records may need more room than the stored ones. */
+    w->buf = w->cap <= w->buf_room_size ? w->buf_room : ak_job_alloc_uninit(w->job, w->cap, 1);
     if (!w->buf)
         return nomem(w);
     emit_bmap(w);
@@ -1544,12 +1564,12 @@ ak_status anm_write(ak_job *job, const ak_doc *doc, ak_sink *out)
     ak_status s = write_clip(&w);
     for (size_t i = 0; w.tr && i < w.nbusy; i++) /* only they may own records */
         drop_records(&w, &w.tr[w.busy[i]]);
-    ak_job_free(job, w.rec_pool);
     ak_job_free(job, w.tr);
     ak_job_free(job, w.pool);
     if (!w.lay_in_pool)
         ak_job_free(job, w.lay);
-    ak_job_free(job, w.buf);
+    if (w.buf != w.buf_room)
+        ak_job_free(job, w.buf);
     if (s == AK_OK && ak_sink_failed(out))
         s = ak_fail(job, AK_E_NOMEM, -1, "out of memory while encoding");
     return s;
