@@ -337,9 +337,10 @@ const ak_plugin_info *ak_registry_plugin(const ak_registry *reg, size_t index)
 
 const ak_plugin_info *ak_registry_find(const ak_registry *reg, const char *name)
 {
-    /* The first letters first: every write by name asks, and a call to
-     * strcmp for each plugin before the one named was a tenth of writing
-     * a small file's whole cost outside its plugin. */
+    /* The first letters first: every write by name asks, and a strcmp
+     * for each plugin up to the one named (three in the benchmark's
+     * registry) was about 105 of the 530 instructions ak_write() spent
+     * outside the plugin on a small anm file (callgrind). */
     for (size_t i = 0; i < reg->count; i++) {
         const char *n = reg->plugins[i].codec->name;
         if (n[0] == name[0] && strcmp(n, name) == 0)

@@ -307,10 +307,8 @@ START_TEST(a_same_format_write_takes_one_block_of_the_files_size)
 {
     asked a = { 0, 0, 0 };
     ak_allocator alloc = { asked_alloc, asked_realloc, asked_free, &a };
-    ak_registry_config cfg = { sizeof cfg, AK_REG_NO_PLUGINS, NULL, &alloc, NULL, NULL, NULL };
-    ak_registry *reg = NULL;
+    ak_registry *reg = open_with(0, &alloc);
     ak_report rep = { 0 };
-    ck_assert_int_eq(ak_registry_open(&cfg, &reg, &rep), AK_OK);
     ck_assert_int_eq(ak_registry_add_codec(reg, &echo, 0, &rep), AK_OK);
     size_t sizes[] = { 4, 299, 4096, 100000 };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
