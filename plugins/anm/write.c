@@ -36,7 +36,7 @@ typedef struct wrec {
     uint32_t frame, bone;
     unsigned short has;             /* HAS(channel) bits */
     unsigned short used;
-    unsigned short clean;           /* HAS(channel): key[channel] known untouched (replay_record) */
+    unsigned short clean;           /* HAS(channel): key[channel] known untouched (replay_track) */
     const ak_key *key[AK_CHANNELS]; /* key at the frame, or the sampled source; NULL = default */
     const anm_extra *ex;
 } wrec;
@@ -56,19 +56,9 @@ typedef struct wtrack {
     size_t nrec;
     wrec *rec_slice; /* this track's room in wctx.rec_pool: one record per stored record, zeroed;
                       * recs is either this, NULL or an allocation of the track's own (drop_records) */
-    size_t hint; /* find_rec: where the next record is likely */
+    size_t hint; /* find_rec: where the next record is likely; replay_walk: the next record */
     const ak_key *clean_end[AK_CHANNELS]; /* keys before this one are untouched (asked once) */
 } wtrack;
-
-/* Where replay_layout is in a track: set by replay_start for the tracks
- * that are not idle, apart from wtrack so that the many unkeyed bones of
- * a FRMN file do not carry it. */
-typedef struct rcur {
-    size_t next_rec;              /* the next stored record */
-    size_t at[AK_CHANNELS];       /* the next key of each channel */
-    double at_frame[AK_CHANNELS]; /* and its time in frames */
-    uint32_t last_frame;          /* the frame of the record before next_rec */
-} rcur;
 
 typedef struct bname {
     const void *bytes;
@@ -515,7 +505,7 @@ static int known_clean(const wtrack *wt, int c, const ak_key *k)
 }
 
 /* known_clean for the record's key of channel c, from the record when
- * replay_record found it so. */
+ * replay_track found it so. */
 static int rec_clean(const wtrack *wt, const wrec *r, int c)
 {
     return (r->clean & HAS(c)) || known_clean(wt, c, r->key[c]);
@@ -728,138 +718,122 @@ static int layout_matches(wctx *w, const ak_prop *lp)
 
 /* ---- layout mode without the lists: replay ---- */
 
-/* Channel c's next key (at[c]) in frames at w->fps, kept as a double:
- * whether it lies on a record's frame is then one subtraction. */
-static void replay_note(const wctx *w, const wtrack *wt, rcur *cur, int c)
+/* A track's stored records as its records (into `recs`, zeroed, and `ex`,
+ * room for all of them), with each channel's keys put on the records they
+ * lie on, one channel at a time: 1 when the records are well formed and
+ * ascend and every key lies on one (within 1e-4 of its frame, as
+ * prepare_channel would round it without a warning), each record taking
+ * at most one key a channel; 0 when not, and the regular path decides. A
+ * record without a key of a channel gets the key in force there (the last
+ * one before it, else the first), which an FRMN record samples
+ * (emit_matr) and the others ignore. */
+static int replay_track(const wctx *w, wtrack *wt, uint32_t bone, anm_extra *ex, wrec *recs)
 {
-    const ak_channel *ch = &wt->t->channel[c];
-    if (cur->at[c] < ch->count)
-        cur->at_frame[c] = ch->keys[cur->at[c]].time * w->fps;
-}
-
-/* Starts a track's cursors: its first stored record and the first key of
- * each channel. 0 when the stored records are malformed (the regular path
- * warns of those). */
-static int replay_start(const wctx *w, wtrack *wt, rcur *cur)
-{
-    if (wt->records_any && !wt->records)
-        return 0;
+    const ak_prop *rp = wt->records;
+    if (wt->records_any && !rp)
+        return 0; /* malformed: the regular path warns */
     take_mesh_and_mirror(wt);
-    cur->next_rec = 0;
-    for (int c = 0; c < AK_CHANNELS; c++) {
-        cur->at[c] = 0;
-        replay_note(w, wt, cur, c);
+    size_t n = rp ? rp->size / ANM_EXTRA_SIZE : 0;
+    for (size_t i = 0; i < n; i++) {
+        anm_extra_load(rp->data + i * ANM_EXTRA_SIZE, &ex[i]);
+        const anm_extra *e = &ex[i];
+        if (e->kind > ANM_TAG_FRM3 || (i && e->frame <= e[-1].frame) || e->frame == UINT32_MAX)
+            return 0;
+        if ((e->flags & ANM_F_MESH) && (e->mesh_off > wt->mesh_size || e->mesh_size > wt->mesh_size - e->mesh_off))
+            return 0;
+        recs[i].frame = e->frame;
+        recs[i].bone = bone;
+        recs[i].ex = e;
     }
-    return 1;
-}
-
-/* Bone `bone`'s next stored record as a record at `frame`, with the keys
- * that lie on it, into `r` (zeroed) and `ex`; with `frmn`, a channel
- * without a key there gets the key in force (emit_matr samples it). 0
- * when the record is not there, a key lies before it, or the record would
- * be dropped: natural_records and layout_matches decide then. */
-static int replay_record(const wctx *w, const wtrack *wt, rcur *cur, uint32_t bone, uint32_t frame, int frmn,
-                         wrec *r, anm_extra *ex)
-{
-    const ak_prop *rp = wt->records; /* none for an idle track, whose cursor is not set */
-    if (!rp || cur->next_rec >= rp->size / ANM_EXTRA_SIZE)
-        return 0;
-    anm_extra_load(rp->data + cur->next_rec * ANM_EXTRA_SIZE, ex);
-    if (ex->frame != frame || (cur->next_rec && frame <= cur->last_frame) || ex->kind > ANM_TAG_FRM3)
-        return 0;
-    if ((ex->flags & ANM_F_MESH) && (ex->mesh_off > wt->mesh_size || ex->mesh_size > wt->mesh_size - ex->mesh_off))
-        return 0;
-    cur->next_rec++;
-    cur->last_frame = frame;
-    r->frame = frame;
-    r->bone = bone;
-    r->ex = ex;
-    /* A key lies on this frame when prepare_channel would round it there
-     * without a warning (within 1e-4 of it, the frame in range); one
-     * before it, or between frames, leaves the walk (NaN never lies on
-     * one and is never before: the walk ends with it unused). */
-    const double at = frame;
     for (int c = 0; c < AK_CHANNELS; c++) {
         const ak_channel *ch = &wt->t->channel[c];
-        if (cur->at[c] >= ch->count)
+        if (!ch->count)
             continue;
-        double d = cur->at_frame[c] - at;
-        if (fabs(d) <= 1e-4 && frame < UINT32_MAX) {
-            const ak_key *k = &ch->keys[cur->at[c]];
-            r->key[c] = k;
-            r->has |= HAS(c);
-            r->clean |= (unsigned short)(k < wt->clean_end[c] ? HAS(c) : 0);
-            cur->at[c]++;
-            replay_note(w, wt, cur, c);
-        } else if (d < 0) {
+        const ak_key *keys = ch->keys, *clean_end = wt->clean_end[c];
+        size_t j = 0;
+        double next = keys[0].time * w->fps; /* key j's frame, unrounded */
+        for (size_t i = 0; i < n; i++) {
+            wrec *r = &recs[i];
+            double d = next - r->frame;
+            if (j < ch->count && fabs(d) <= 1e-4) {
+                r->key[c] = &keys[j];
+                r->has |= HAS(c);
+                r->clean |= (unsigned short)(&keys[j] < clean_end ? HAS(c) : 0);
+                if (++j < ch->count)
+                    next = keys[j].time * w->fps;
+                continue;
+            }
+            if (j < ch->count && d < 0)
+                return 0; /* between records, or two keys on one */
+            if (c != CH_VIS)
+                r->key[c] = &keys[j ? j - 1 : 0];
+        }
+        if (j < ch->count) /* after the last record, or NaN */
             return 0;
-        }
     }
-    if (!keep_record(r))
-        return 0;
-    if (frmn)
-        for (int c = 0; c < AK_CHANNELS; c++) {
-            const ak_channel *ch = &wt->t->channel[c];
-            if (c != CH_VIS && !(r->has & HAS(c)) && ch->count)
-                r->key[c] = &ch->keys[cur->at[c] ? cur->at[c] - 1 : 0];
-        }
+    wt->recs = recs;
+    wt->nrec = n;
     return 1;
 }
 
-/* The walk of replay_layout, with a cursor per track in `cur`: 1 when
- * every record and key was taken, each once. */
-static int replay_walk(wctx *w, const ak_prop *lp, size_t nstored, anm_extra *ex, rcur *cur)
+/* The walk of replay_layout over the layout prop: each entry must be its
+ * bone's next record (wtrack.hint counts them), at the chunk's frame, and
+ * one that natural_records would keep; 1 when every record was taken. */
+static int replay_walk(wctx *w, const ak_prop *lp, size_t nstored)
 {
-    for (size_t i = 0; i < w->nbusy; i++)
-        if (!replay_start(w, &w->tr[w->busy[i]], &cur[w->busy[i]]))
-            return 0;
     size_t total = 0, p = 0;
-    int ok = 1;
-    while (ok && p < lp->size) {
+    while (p < lp->size) {
         uint8_t kind;
         uint32_t frame, n;
         if (!layout_chunk(lp, &p, &kind, &frame, &n) || n > nstored - total)
             return 0;
-        int frmn = (w->forced_tag >= 0 ? w->forced_tag : kind) == ANM_TAG_FRMN;
-        for (uint32_t i = 0; ok && i < n; i++, p += 4) {
+        for (uint32_t i = 0; i < n; i++, p += 4) {
             uint32_t bone = ak_peek_u32(lp->data + p);
-            wrec *r = &w->rec_pool[total];
-            ok = bone < w->ntr && replay_record(w, &w->tr[bone], &cur[bone], bone, frame, frmn, r, &ex[total]);
-            if (ok)
-                w->lay[total++] = r;
+            if (bone >= w->ntr)
+                return 0;
+            wtrack *wt = &w->tr[bone];
+            if (wt->hint >= wt->nrec)
+                return 0;
+            wrec *r = &wt->recs[wt->hint++];
+            if (r->frame != frame || !keep_record(r))
+                return 0;
+            w->lay[total++] = r;
         }
     }
-    for (size_t i = 0; ok && i < w->nbusy; i++) {
-        size_t t = w->busy[i];
-        wtrack *wt = &w->tr[t];
-        for (int c = 0; c < AK_CHANNELS; c++)
-            ok &= cur[t].at[c] == wt->t->channel[c].count;
-        wt->nrec = cur[t].next_rec;
-    }
-    return ok && total == nstored; /* every stored record taken, each once */
+    /* Each record taken at most once, and there are nstored: all of them. */
+    return total == nstored;
 }
 
-/* Walks the layout prop: 1 when it visits each bone's stored records in
- * order and every key lies on one of them, as a document read and not
- * restructured does; then w->lay lists the records (in w->rec_pool, their
- * stored records in `ex`) and each track's nrec is set, as natural_records
- * and layout_matches would have them, without the per-channel frame lists
- * and the search. 0 when not, leaving rec_pool zeroed and w->lay NULL for
- * the regular path. `cur` has room for a cursor per track, `lay` for
- * nstored records. */
-static int replay_layout(wctx *w, const ak_prop *lp, size_t nstored, anm_extra *ex, rcur *cur, wrec **lay)
+/* Replays the stored records: 1 when each track's keys lie on its stored
+ * records (replay_track) and the layout prop visits those records in
+ * order, as a document read and not restructured does; then w->lay lists
+ * the records (the tracks' slices of w->rec_pool, their stored records in
+ * `ex`) and each track's recs and nrec are set, as natural_records and
+ * layout_matches would have them, without the per-channel frame lists and
+ * the search. 0 when not, leaving rec_pool zeroed and w->lay NULL for the
+ * regular path. `lay` has room for nstored records. */
+static int replay_layout(wctx *w, const ak_prop *lp, size_t nstored, anm_extra *ex, wrec **lay)
 {
     if (!lp || lp->type != AK_PROP_BYTES || !nstored)
         return 0;
+    int ok = 1;
+    for (size_t i = 0, at = 0; ok && i < w->nbusy; i++) {
+        wtrack *wt = &w->tr[w->busy[i]];
+        ok = replay_track(w, wt, w->busy[i], ex + at, wt->rec_slice);
+        at += wt->nrec;
+    }
     w->lay = lay;
-    if (replay_walk(w, lp, nstored, ex, cur)) {
+    if (ok && replay_walk(w, lp, nstored)) {
         w->lay_in_pool = 1;
         return 1;
     }
-    /* Every record the walk touched, the one it stopped in too. */
     memset(w->rec_pool, 0, nstored * sizeof *w->rec_pool);
-    for (size_t i = 0; i < w->nbusy; i++)
-        w->tr[w->busy[i]].nrec = 0;
+    for (size_t i = 0; i < w->nbusy; i++) {
+        wtrack *wt = &w->tr[w->busy[i]];
+        wt->recs = NULL;
+        wt->nrec = 0;
+        wt->hint = 0;
+    }
     w->lay = NULL;
     return 0;
 }
@@ -1420,8 +1394,8 @@ static ak_status write_clip(wctx *w)
         w->names_total += 4 + nm->size;
     }
     /* One block of channel entries holds them, then the stored records
-     * (16 bytes as an entry is), replay_layout's cursors, its list of
-     * records, the records of every track and the output buffer that
+     * (16 bytes as an entry is), replay_layout's list of records, the
+     * records of every track and the output buffer that
      * replaying the stored records needs (BMAP, or a chunk of all of
      * them up to 255): one allocation instead of five (each was a few per
      * cent of writing a small file; one per track, a tenth of writing a
@@ -1434,16 +1408,16 @@ static ak_status write_clip(wctx *w)
     if (room < BONE_HEAD_MAX)
         room = BONE_HEAD_MAX;
     size_t ex_slots = slots_for(nstored, sizeof(anm_extra));
-    size_t cur_slots = slots_for(w->ntr, sizeof(rcur)), lay_slots = slots_for(nstored, sizeof(wrec *));
+    size_t lay_slots = slots_for(nstored, sizeof(wrec *));
     size_t rec_slots = slots_for(nstored, sizeof(wrec)), room_slots = slots_for(room, 1);
-    size_t extra = ex_slots + cur_slots + lay_slots; /* each under SIZE_MAX / 16: no wrap */
+    size_t extra = ex_slots + lay_slots; /* each under SIZE_MAX / 16: no wrap */
     if (extra > SIZE_MAX / sizeof(wch) || rec_slots > SIZE_MAX / sizeof(wch) - extra ||
         room_slots > SIZE_MAX / sizeof(wch) - extra - rec_slots ||
         keys > SIZE_MAX / sizeof(wch) - extra - rec_slots - room_slots)
         return ak_fail(w->job, AK_E_LIMIT, -1, "too many keys");
     /* Not cleared but for the records: every other entry is written before
-     * it is read (prepare_channel, prepare_extras, replay_start, the
-     * replay's walk, the emitters). */
+     * it is read (prepare_channel, prepare_extras, replay_track,
+     * replay_walk, the emitters). */
     w->pool = ak_job_alloc_uninit(w->job, keys + extra + rec_slots + room_slots, sizeof *w->pool);
     if (!w->pool)
         return nomem(w);
@@ -1461,9 +1435,8 @@ static ak_status write_clip(wctx *w)
     const ak_prop *fp = found.frms;
     const ak_prop *lp = found.layout;
     int frms_ok = fp && fp->type == AK_PROP_INT && fp->i >= 0 && fp->i <= UINT32_MAX;
-    wch *after_ex = w->pool + keys + ex_slots;
     int layout = frms_ok ? replay_layout(w, lp, nstored, (anm_extra *)(void *)(w->pool + keys),
-                                         (rcur *)(void *)after_ex, (wrec **)(void *)(after_ex + cur_slots))
+                                         (wrec **)(void *)(w->pool + keys + ex_slots))
                          : 0;
     uint32_t max_frame = 0;
     int any = 0;

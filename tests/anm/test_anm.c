@@ -1162,7 +1162,9 @@ static int defeat_replay(ak_doc *doc)
 /* The edits both documents get: 0 none, 1 every third key's values, 2 the
  * first two bones of the first chunk that has two swapped in the layout,
  * 3 a key moved half a frame (no record lies there: regenerated), 4 the
- * layout's last record left out (regenerated). */
+ * layout's last record left out (regenerated), 5 a key moved onto the
+ * next key of its channel (two on one frame: merged), 6 the last key of
+ * the first keyed channel moved a frame past the clip (no record there). */
 static void replay_edit(ak_doc *doc, int edit)
 {
     ak_clip *clip = doc->clips[0];
@@ -1175,6 +1177,11 @@ static void replay_edit(ak_doc *doc, int edit)
                     key->v[0] = c == AK_VISIBILITY ? 1 - key->v[0] : key->v[0] + 0.25;
                 } else if (edit == 3 && n == 1) {
                     key->time += 0.5 / clip->tick_rate;
+                } else if (edit == 5 && n == 1 && k + 1 < clip->tracks[t]->channel[c].count) {
+                    key->time = key[1].time;
+                } else if (edit == 6 && n == 0) {
+                    ak_key *last = &clip->tracks[t]->channel[c].keys[clip->tracks[t]->channel[c].count - 1];
+                    last->time = clip->duration + 1 / clip->tick_rate;
                 }
             }
     if (edit != 2 && edit != 4)
@@ -1218,7 +1225,7 @@ START_TEST(t_replay_matches_regular)
     ak_registry *reg = reg_anm();
     static const char *const frmn[] = { "variant=4.0", NULL }, *const frm3[] = { "variant=frm3", NULL };
     const char *const *params[] = { NULL, frmn, frm3 };
-    for (int edit = 0; edit < 5; edit++)
+    for (int edit = 0; edit < 7; edit++)
         for (int p = 0; p < 3; p++) {
             ak_doc *as_read = ak_test_read(reg, data, n, s->name);
             ak_doc *regular = ak_test_read(reg, data, n, s->name);
