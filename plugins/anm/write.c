@@ -57,7 +57,8 @@ typedef struct wtrack {
     wrec *rec_slice; /* this track's room in wctx.rec_pool: one record per stored record, zeroed;
                       * recs is either this, NULL or an allocation of the track's own (drop_records) */
     size_t hint; /* find_rec: where the next record is likely; replay_walk: the next record */
-    const ak_key *clean_end[AK_CHANNELS]; /* keys before this one are untouched (asked once) */
+    const ak_key *clean_end[AK_CHANNELS]; /* keys before this one are untouched (asked once; rotation
+                                           * and scale only, the others are encoded first: enc_vec) */
 } wtrack;
 
 typedef struct bname {
@@ -524,16 +525,35 @@ static void put_floats(unsigned char *out, const double *v, int n)
         ak_poke_u32(out + 4 * i, ak_f32_bits((float)v[i]));
 }
 
+/* Three floats from the key's values, or the stored ones when they
+ * differ and the key is untouched (a signalling NaN, quieted on its way
+ * through a double). Encoded first: where the bytes agree, as they do for
+ * every value read, whether the key was touched does not matter, and the
+ * writer need not ask for the channel's keys in bulk. Compared in
+ * registers before anything is stored (a load of the bytes just stored
+ * waits for them). */
 static inline void enc_vec(const ak_key *k, double dflt, unsigned char out[12], int clean)
 {
-    if (raw_ok(k, 12, clean)) {
-        memcpy(out, k->raw, 12);
+    if (!k) {
+        const double v[3] = { dflt, dflt, dflt };
+        put_floats(out, v, 3);
         return;
     }
-    double v[3] = { dflt, dflt, dflt };
-    if (k)
-        memcpy(v, k->v, sizeof v);
-    put_floats(out, v, 3);
+    uint32_t bits[3], differ = 0;
+    for (int i = 0; i < 3; i++) {
+        float f = (float)k->v[i];
+        memcpy(&bits[i], &f, 4);
+    }
+    if (k->raw_size == 12) {
+        for (int i = 0; i < 3; i++)
+            differ |= bits[i] ^ ak_peek_u32(k->raw + 4 * i);
+        if (differ && (clean || !ak_key_changed(k))) {
+            memcpy(out, k->raw, 12);
+            return;
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        ak_poke_u32(out + 4 * i, bits[i]);
 }
 
 static inline void enc_rot(wctx *w, const ak_key *k, unsigned char out[12], int clean)
@@ -550,21 +570,27 @@ static inline void enc_rot(wctx *w, const ak_key *k, unsigned char out[12], int 
         ak_poke_u32(out + 4 * i, ak_f32_bits(xyz[i]));
 }
 
+/* A visibility key's flag bits, encoded first as enc_vec does: the
+ * stored ones only when they differ (both bits, or a VISI value the value
+ * does not give) and the key is untouched. */
 static unsigned vis_bits(const ak_key *k, int clean)
 {
     if (!k)
         return ANM_F_VIS_ON;
-    if (raw_ok(k, 1, clean) && (k->raw[0] & (ANM_F_VIS_ON | ANM_F_VIS_OFF)))
-        return k->raw[0] & (ANM_F_VIS_ON | ANM_F_VIS_OFF);
-    if (raw_ok(k, 4, clean))
-        return ak_load_u32(k->raw) ? ANM_F_VIS_ON : ANM_F_VIS_OFF;
-    return k->v[0] >= 0.5 ? ANM_F_VIS_ON : ANM_F_VIS_OFF;
+    unsigned bits = k->v[0] >= 0.5 ? ANM_F_VIS_ON : ANM_F_VIS_OFF, stored = 0;
+    if (k->raw_size == 1)
+        stored = k->raw[0] & (ANM_F_VIS_ON | ANM_F_VIS_OFF);
+    else if (k->raw_size == 4)
+        stored = ak_peek_u32(k->raw) ? ANM_F_VIS_ON : ANM_F_VIS_OFF;
+    return stored && stored != bits && (clean || !ak_key_changed(k)) ? stored : bits;
 }
 
 static uint32_t visi_value(const ak_key *k, int clean)
 {
-    if (raw_ok(k, 4, clean))
-        return ak_load_u32(k->raw);
+    if (k && k->raw_size == 4) {
+        uint32_t value = k->v[0] >= 0.5, stored = ak_peek_u32(k->raw);
+        return stored != value && (clean || !ak_key_changed(k)) ? stored : value;
+    }
     return (vis_bits(k, clean) & ANM_F_VIS_ON) ? 1u : 0u;
 }
 
@@ -1375,7 +1401,10 @@ static ak_status write_clip(wctx *w)
         for (int c = 0; c < AK_CHANNELS; c++) {
             const ak_channel *ch = &wt->t->channel[c];
             track_keys += ch->count;
-            wt->clean_end[c] = ch->count ? ch->keys + ak_keys_unchanged(ch->keys, ch->count) : NULL;
+            /* Positions and visibility are encoded first (enc_vec): only
+             * the others need to know which keys are untouched. */
+            int ask = (c == CH_ROT || c == CH_SCALE) && ch->count;
+            wt->clean_end[c] = ask ? ch->keys + ak_keys_unchanged(ch->keys, ch->count) : NULL;
         }
         keys += track_keys;
         find_track_props(wt);

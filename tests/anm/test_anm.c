@@ -1440,6 +1440,90 @@ START_TEST(t_bad_input)
 }
 END_TEST
 
+/* ---- stored bits the values do not give back ---- */
+
+/* Positions and visibility are encoded from the values first and the
+ * stored bytes taken only where the two differ and the key is untouched:
+ * a signalling NaN (quieted on its way through a double), both
+ * visibility bits at once and a VISI value of 2 come back as stored when
+ * untouched, and as the values say once the key is edited; a -0 edited
+ * to +0, equal as doubles, is written as +0. */
+START_TEST(t_stored_bits_kept)
+{
+    static const char *const bones[] = { "a" };
+    buf a = { 0 };
+    b_header(&a, ANM_V60, 2, bones, 1);
+    b_tag(&a, "FRM2"); b_u16(&a, 0); b_u8(&a, 1);
+    b_u8(&a, 0); b_u16(&a, ANM_F_POS | ANM_F_VIS_ON | ANM_F_VIS_OFF);
+    size_t flags0 = a.n - 2, pos0 = a.n;
+    b_u32(&a, 0x7F800001u); /* signalling NaN */
+    b_f32(&a, -0.0f);
+    b_f32(&a, 1.5f);
+    b_tag(&a, "FRM2"); b_u16(&a, 1); b_u8(&a, 1);
+    b_u8(&a, 0); b_u16(&a, ANM_F_POS | ANM_F_VIS_OFF);
+    size_t pos1 = a.n;
+    b_f32(&a, 1.0f); b_f32(&a, 2.0f); b_f32(&a, 3.0f);
+
+    ak_registry *reg = reg_anm();
+    ak_doc *d = ak_test_read(reg, a.p, a.n, "bits.anm");
+    ak_track *t = d->clips[0]->tracks[0];
+    ck_assert_uint_eq(t->channel[AK_TRANSLATION].count, 2);
+    ck_assert_uint_eq(t->channel[AK_VISIBILITY].count, 2);
+    size_t n;
+    unsigned char *o = ak_test_write(reg, d, "anm", &n);
+    ck_assert(ak_test_same_bytes(a.p, a.n, o, n, "untouched"));
+    ak_buffer_free(reg, o);
+
+    /* Another key edited: the first record's bytes stay as stored. */
+    t->channel[AK_TRANSLATION].keys[1].v[0] = 4.0;
+    o = ak_test_write(reg, d, "anm", &n);
+    ck_assert_uint_eq(n, a.n);
+    ck_assert(f_at(o + pos1) == 4.0f);
+    ck_assert(memcmp(o, a.p, pos1) == 0);
+    ak_buffer_free(reg, o);
+
+    /* The NaN key's -0 edited to +0, its visibility to hidden. */
+    ak_key *k = &t->channel[AK_TRANSLATION].keys[0];
+    ck_assert(isnan(k->v[0]) && k->v[1] == 0 && signbit(k->v[1]));
+    k->v[1] = 0.0;
+    t->channel[AK_VISIBILITY].keys[0].v[0] = 0.0;
+    o = ak_test_write(reg, d, "anm", &n);
+    ck_assert_uint_eq(n, a.n);
+    ck_assert(isnan(f_at(o + pos0)));
+    ck_assert_uint_eq(ak_load_u32(o + pos0 + 4), 0); /* +0, not the stored -0 */
+    ck_assert(f_at(o + pos0 + 8) == 1.5f);
+    ck_assert_uint_eq(ak_load_u16(o + flags0), ANM_F_POS | ANM_F_VIS_OFF);
+    ak_buffer_free(reg, o);
+    ak_doc_free(d);
+
+    /* FRMN: VISI 2 reads as visible and comes back as 2 until touched. */
+    buf b = { 0 };
+    b_header(&b, ANM_V40, 1, bones, 1);
+    b_tag(&b, "FRMN"); b_u32(&b, 0); b_tag(&b, "BONE"); b_u32(&b, 0); b_tag(&b, "MATR");
+    static const float rows[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 5, 6, 7 };
+    for (int i = 0; i < 12; i++)
+        b_f32(&b, rows[i]);
+    b_tag(&b, "VISI");
+    size_t visi = b.n;
+    b_u32(&b, 2);
+    d = ak_test_read(reg, b.p, b.n, "visi.anm");
+    t = d->clips[0]->tracks[0];
+    ck_assert(t->channel[AK_VISIBILITY].count == 1 && t->channel[AK_VISIBILITY].keys[0].v[0] == 1.0);
+    o = ak_test_write(reg, d, "anm", &n);
+    ck_assert(ak_test_same_bytes(b.p, b.n, o, n, "VISI 2 untouched"));
+    ak_buffer_free(reg, o);
+    t->channel[AK_VISIBILITY].keys[0].v[1] = 0.5; /* touched, still visible */
+    o = ak_test_write(reg, d, "anm", &n);
+    ck_assert_uint_eq(n, b.n);
+    ck_assert_uint_eq(ak_load_u32(o + visi), 1);
+    ak_buffer_free(reg, o);
+    ak_doc_free(d);
+    ak_registry_free(reg);
+    free(a.p);
+    free(b.p);
+}
+END_TEST
+
 /* ---- a long run of small chunks ---- */
 
 /* The file, and the layout property it should read as (§9: u8 kind, u32
@@ -1644,6 +1728,7 @@ int main(void)
     tcase_add_test(tc, t_clip_props_honoured);
     tcase_add_test(tc, t_out_of_order_keys);
     tcase_add_test(tc, t_bad_input);
+    tcase_add_test(tc, t_stored_bits_kept);
     tcase_add_test(tc, t_frame_run);
     tcase_add_test(tc, t_bad_params);
     suite_add_tcase(s, tc);
