@@ -221,6 +221,13 @@ static inline void take_mesh_and_mirror(wtrack *wt)
     }
 }
 
+/* 1 when the record's mesh body, if it has one, lies within the track's
+ * mesh prop. */
+static int mesh_in_bounds(const wtrack *wt, const anm_extra *e)
+{
+    return !(e->flags & ANM_F_MESH) || (e->mesh_off <= wt->mesh_size && e->mesh_size <= wt->mesh_size - e->mesh_off);
+}
+
 /* The stored records (wt->records) into `ex` (room for all of them). */
 static ak_status prepare_extras(wctx *w, wtrack *wt, anm_extra *ex)
 {
@@ -239,8 +246,7 @@ static ak_status prepare_extras(wctx *w, wtrack *wt, anm_extra *ex)
     for (size_t i = 0; i < n; i++) {
         anm_extra *e = &wt->ex[i];
         anm_extra_load(rp->data + i * ANM_EXTRA_SIZE, e);
-        if ((e->flags & ANM_F_MESH) &&
-            (e->mesh_off > wt->mesh_size || e->mesh_size > wt->mesh_size - e->mesh_off)) {
+        if (!mesh_in_bounds(wt, e)) {
             e->flags &= (uint16_t)~ANM_F_MESH;
             dropped++;
         }
@@ -512,11 +518,17 @@ static int rec_clean(const wtrack *wt, const wrec *r, int c)
     return (r->clean & HAS(c)) || known_clean(wt, c, r->key[c]);
 }
 
-/* The key's stored bytes can be written as they are; `clean` when it is
- * known untouched. */
+/* 1 when the key was not edited since it was read: `clean` when that is
+ * known already, else the change check asked. */
+static int untouched(const ak_key *k, int clean)
+{
+    return clean || !ak_key_changed(k);
+}
+
+/* The key's stored bytes can be written as they are. */
 static int raw_ok(const ak_key *k, uint32_t size, int clean)
 {
-    return k && k->raw_size == size && (clean || !ak_key_changed(k));
+    return k && k->raw_size == size && untouched(k, clean);
 }
 
 static void put_floats(unsigned char *out, const double *v, int n)
@@ -547,7 +559,7 @@ static inline void enc_vec(const ak_key *k, double dflt, unsigned char out[12], 
     if (k->raw_size == 12) {
         for (int i = 0; i < 3; i++)
             differ |= bits[i] ^ ak_peek_u32(k->raw + 4 * i);
-        if (differ && (clean || !ak_key_changed(k))) {
+        if (differ && untouched(k, clean)) {
             memcpy(out, k->raw, 12);
             return;
         }
@@ -582,14 +594,14 @@ static unsigned vis_bits(const ak_key *k, int clean)
         stored = k->raw[0] & (ANM_F_VIS_ON | ANM_F_VIS_OFF);
     else if (k->raw_size == 4)
         stored = ak_peek_u32(k->raw) ? ANM_F_VIS_ON : ANM_F_VIS_OFF;
-    return stored && stored != bits && (clean || !ak_key_changed(k)) ? stored : bits;
+    return stored && stored != bits && untouched(k, clean) ? stored : bits;
 }
 
 static uint32_t visi_value(const ak_key *k, int clean)
 {
     if (k && k->raw_size == 4) {
         uint32_t value = k->v[0] >= 0.5, stored = ak_peek_u32(k->raw);
-        return stored != value && (clean || !ak_key_changed(k)) ? stored : value;
+        return stored != value && untouched(k, clean) ? stored : value;
     }
     return (vis_bits(k, clean) & ANM_F_VIS_ON) ? 1u : 0u;
 }
@@ -765,7 +777,7 @@ static int replay_track(const wctx *w, wtrack *wt, uint32_t bone, anm_extra *ex,
         const anm_extra *e = &ex[i];
         if (e->kind > ANM_TAG_FRM3 || (i && e->frame <= e[-1].frame) || e->frame == UINT32_MAX)
             return 0;
-        if ((e->flags & ANM_F_MESH) && (e->mesh_off > wt->mesh_size || e->mesh_size > wt->mesh_size - e->mesh_off))
+        if (!mesh_in_bounds(wt, e))
             return 0;
         recs[i].frame = e->frame;
         recs[i].bone = bone;
@@ -961,7 +973,7 @@ static void emit_matr(wctx *w, const wrec *r)
     memcpy(b, "MATR", 4);
     int rot_clean = kr == r->key[CH_ROT] ? rec_clean(wt, r, CH_ROT) : known_clean(wt, CH_ROT, kr);
     int scale_clean = ks == r->key[CH_SCALE] ? rec_clean(wt, r, CH_SCALE) : known_clean(wt, CH_SCALE, ks);
-    if (raw_ok(kr, 36, rot_clean) && (!ks || scale_clean || !ak_key_changed(ks))) {
+    if (raw_ok(kr, 36, rot_clean) && (!ks || untouched(ks, scale_clean))) {
         memcpy(b + 4, kr->raw, 36);
     } else {
         static const double id[4] = { 0, 0, 0, 1 };
@@ -1404,7 +1416,9 @@ static ak_status write_clip(wctx *w)
             /* Positions and visibility are encoded first (enc_vec): only
              * the others need to know which keys are untouched. */
             int ask = (c == CH_ROT || c == CH_SCALE) && ch->count;
-            wt->clean_end[c] = ask ? ch->keys + ak_keys_unchanged(ch->keys, ch->count) : NULL;
+            /* Not asked: no key known untouched (the range ends where it
+             * starts, so that comparisons stay within the key array). */
+            wt->clean_end[c] = ask ? ch->keys + ak_keys_unchanged(ch->keys, ch->count) : ch->keys;
         }
         keys += track_keys;
         find_track_props(wt);
