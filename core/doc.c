@@ -754,29 +754,74 @@ int32_t ak_skeleton_find_hash(const ak_doc *doc, uint32_t hash)
     return -1;
 }
 
+/* A property key's arena copy, its last word zero-filled past the
+ * terminator: two such copies compare a word at a time without reading
+ * past either (propindex.c), where a byte loop ran through the "anm." or
+ * "ifp." every key of a plugin starts with. */
+static const char *key_copy(ak_doc *doc, const char *key)
+{
+    size_t n = strlen(key);
+    char *p = arena_alloc(doc, n + 1);
+    if (!p)
+        return NULL;
+    memset(p + (arena_round(n + 1) - ARENA_ALIGN), 0, ARENA_ALIGN);
+    memcpy(p, key, n);
+    return p;
+}
+
+/* Where the copy of a key passed at this address is remembered. */
+static size_t recent_slot(const char *key)
+{
+    uintptr_t from = (uintptr_t)key;
+    return (from ^ from >> 4) & 3;
+}
+
 /* The key's arena copy: the one made for the same address when it still
- * says the same (a caller may reuse a buffer for another key), else a new one. */
-static const char *prop_key(ak_doc *doc, const char *key)
+ * says the same (a caller may reuse a buffer for another key), else a new
+ * one (*fresh = 1). */
+static const char *prop_key(ak_doc *doc, const char *key, int *fresh)
 {
     struct ak_doc_private *pv = doc->private_;
     uintptr_t from = (uintptr_t)key;
-    size_t slot = (from ^ from >> 4) & 3;
+    size_t slot = recent_slot(key);
+    *fresh = 0;
     if (pv->key_from[slot] == from && strcmp(pv->key_copy[slot], key) == 0)
         return pv->key_copy[slot];
-    const char *copy = arena_strdup(doc, key);
+    const char *copy = key_copy(doc, key);
     if (copy) {
         pv->key_from[slot] = from;
         pv->key_copy[slot] = copy;
+        *fresh = 1;
     }
     return copy;
+}
+
+/* Gives back the newest allocation when it is `p` (a key copy that turned
+ * out to be a duplicate), so re-setting a key does not grow the arena. */
+static void arena_unalloc(ak_doc *doc, const void *p, size_t size)
+{
+    struct ak_doc_private *pv = doc->private_;
+    ak_arena_block *b = pv->arena;
+    size_t aligned = arena_round(size);
+    if (b && b->used >= aligned && block_bytes(b) + b->used - aligned == (const unsigned char *)p)
+        b->used -= aligned;
 }
 
 static ak_prop *prop_slot(ak_doc *owner, ak_props *props, const char *key)
 {
     struct ak_doc_private *pv = owner->private_;
-    ak_prop *found = props->count ? ak_prop_index_find(&pv->heap, pv->prop_index, props, key) : NULL;
-    if (found)
+    int fresh;
+    const char *k = prop_key(owner, key, &fresh);
+    if (!k)
+        return NULL;
+    ak_prop *found = props->count ? ak_prop_index_find(pv->prop_index, props, k) : NULL;
+    if (found) {
+        if (fresh) { /* the list's copy serves from now on */
+            arena_unalloc(owner, k, strlen(k) + 1);
+            pv->key_copy[recent_slot(key)] = found->key;
+        }
         return found;
+    }
     void *items = props->items;
     if (!props->capacity_ && !props->count) { /* a track's first: room for the few most have */
         if (!(items = arena_alloc(owner, 4 * sizeof(ak_prop))))
@@ -786,9 +831,6 @@ static ak_prop *prop_slot(ak_doc *owner, ak_props *props, const char *key)
         return NULL;
     }
     props->items = items;
-    const char *k = prop_key(owner, key);
-    if (!k)
-        return NULL;
     ak_prop *p = &props->items[props->count++];
     memset(p, 0, sizeof *p);
     p->key = k;

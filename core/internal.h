@@ -84,13 +84,13 @@ static inline int ak_key_attached(const ak_key *key)
     return (key->flags_ & (AK_KEY_HAS_RAW | AK_KEY_TOUCHED)) == AK_KEY_HAS_RAW;
 }
 
-/* propindex.c: the property with `key` in `props`, or NULL; then, after
+/* propindex.c: the property with `key` (the document's copy, doc.c's
+ * key_copy) in `props`, or NULL; then, after
  * appending one, ak_prop_index_added(). Lists shorter than
  * AK_PROP_SCAN_BELOW are scanned (cheaper than hashing) and enter the
  * index whole when they reach it, so adding to one need not tell it. */
 #define AK_PROP_SCAN_BELOW 8
-struct ak_prop *ak_prop_index_find(ak_heap *heap, struct ak_prop_index *idx, struct ak_props *props,
-                                   const char *key);
+struct ak_prop *ak_prop_index_find(struct ak_prop_index *idx, struct ak_props *props, const char *key);
 /* 0 when the index could not grow: the caller reports out of memory (the
  * property is kept; lookups then scan). */
 int ak_prop_index_added(ak_heap *heap, struct ak_prop_index **idx, const struct ak_props *props);

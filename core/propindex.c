@@ -29,17 +29,20 @@ static uint32_t hash_key(const ak_props *props, const char *key)
     return (uint32_t)(h ^ (h >> 32));
 }
 
-/* Inline, not strcmp: keys of one list mostly differ within their first
- * few bytes, where the call and its setup cost more than the compare. */
+/* Both keys are the document's copies (doc.c, key_copy), zero-filled to
+ * a whole word past the terminator: equal words up to the one holding the
+ * terminator mean equal keys. */
 static inline int same_key(const char *a, const char *b)
 {
-    while (*a == *b) {
-        if (!*a)
+    for (;; a += 8, b += 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return 0;
+        if ((x - 0x0101010101010101u) & ~x & 0x8080808080808080u)
             return 1;
-        a++;
-        b++;
     }
-    return 0;
 }
 
 static ak_prop *scan(ak_props *props, const char *key)
@@ -50,9 +53,8 @@ static ak_prop *scan(ak_props *props, const char *key)
     return NULL;
 }
 
-ak_prop *ak_prop_index_find(ak_heap *heap, struct ak_prop_index *idx, ak_props *props, const char *key)
+ak_prop *ak_prop_index_find(struct ak_prop_index *idx, ak_props *props, const char *key)
 {
-    (void)heap;
     if (props->count < AK_PROP_SCAN_BELOW || !idx || idx->broken)
         return scan(props, key);
     uint32_t h = hash_key(props, key);
@@ -60,7 +62,7 @@ ak_prop *ak_prop_index_find(ak_heap *heap, struct ak_prop_index *idx, ak_props *
     for (size_t i = h & mask; idx->slots[i].props; i = (i + 1) & mask) {
         const slot *s = &idx->slots[i];
         if (s->props == props && s->hash == h && s->index < props->count &&
-            strcmp(props->items[s->index].key, key) == 0)
+            same_key(props->items[s->index].key, key))
             return &props->items[s->index];
     }
     return NULL;

@@ -541,6 +541,66 @@ START_TEST(props_found_while_lists_fill)
 }
 END_TEST
 
+/* Keys are compared a word at a time: keys equal in their first word(s)
+ * and differing after, a terminator on a word boundary, a key that is a
+ * prefix of another and the empty key must each stay their own, in a short
+ * list (scanned) and a long one (indexed), when set again through another
+ * buffer. */
+START_TEST(props_keys_compared_by_word)
+{
+    static const char *const keys[] = { "1234567",  "12345678",         "123456789",   "1234567812345678",
+                                         "12345678123456789", "anm.records", "anm.recordz", "anm.fps",
+                                         "anm.fps2", "" };
+    const size_t n = sizeof keys / sizeof keys[0];
+    ak_doc *doc = ak_doc_new();
+    ak_clip *clip = ak_clip_add(doc, "c");
+    ak_track *shortl = ak_track_add(clip, "s");
+    char buf[32];
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_int_eq(ak_prop_set_int(doc, &clip->props, keys[i], (int64_t)i), AK_OK);
+        if (i % 2)
+            ck_assert_int_eq(ak_prop_set_int(doc, &shortl->props, keys[i], (int64_t)i), AK_OK);
+    }
+    for (size_t i = 0; i < n; i++) {
+        strcpy(buf, keys[i]);
+        ck_assert_int_eq(ak_prop_set_int(doc, &clip->props, buf, 100 + (int64_t)i), AK_OK);
+        if (i % 2)
+            ck_assert_int_eq(ak_prop_set_int(doc, &shortl->props, buf, 200 + (int64_t)i), AK_OK);
+    }
+    ck_assert_uint_eq(clip->props.count, n);
+    ck_assert_uint_eq(shortl->props.count, n / 2);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_str_eq(clip->props.items[i].key, keys[i]);
+        ck_assert_int_eq(ak_prop_int(&clip->props, keys[i], -1), 100 + (int64_t)i);
+        ck_assert_int_eq(ak_prop_int(&shortl->props, keys[i], -1), i % 2 ? 200 + (int64_t)i : -1);
+    }
+    ak_doc_free(doc);
+}
+END_TEST
+
+/* Setting a key the list holds, through buffers the document has not seen
+ * (so it copies the key before finding it), gives the copy back: a host
+ * that re-sets a property in a loop does not grow the document. */
+START_TEST(props_reset_keeps_memory)
+{
+    ak_doc *doc = ak_doc_new();
+    ak_clip *clip = ak_clip_add(doc, "c");
+    ak_track *t = ak_track_add(clip, "b");
+    ck_assert_int_eq(ak_prop_set_int(doc, &t->props, "anm.records", 0), AK_OK);
+    size_t before = doc->private_->arena_total;
+    char bufs[8][32];
+    for (int i = 0; i < 100000; i++) {
+        char *key = bufs[i % 8];
+        strcpy(key, "anm.records");
+        ck_assert_int_eq(ak_prop_set_int(doc, &t->props, key, i), AK_OK);
+    }
+    ck_assert_uint_eq(t->props.count, 1);
+    ck_assert_int_eq(t->props.items[0].i, 99999);
+    ck_assert_uint_eq(doc->private_->arena_total, before);
+    ak_doc_free(doc);
+}
+END_TEST
+
 static ak_doc *sample_doc(void)
 {
     ak_doc *doc = ak_doc_new();
@@ -1105,6 +1165,8 @@ int main(void)
     tcase_add_test(tc, arena_holds_many_small_things);
     tcase_add_test(tc, props_replace_and_keep_bytes);
     tcase_add_test(tc, props_key_from_reused_buffer);
+    tcase_add_test(tc, props_keys_compared_by_word);
+    tcase_add_test(tc, props_reset_keeps_memory);
     tcase_add_test(tc, props_found_while_lists_fill);
     tcase_add_test(tc, clone_is_deep);
     tcase_add_test(tc, skeleton_bones_lookups_and_clone);
