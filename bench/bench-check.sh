@@ -2,8 +2,8 @@
 # bench-check.sh - the benchmark runs and its figures are real: every file
 # it is given gets a line, each decoded to keys, each same-format write,
 # each rebuilt copy (the build-alone figure) and each way back from .glb
-# byte-identical to the file, a write floor for each file that has a
-# writer, and the document
+# byte-identical to the file, a write floor and a call-alone write for
+# each file that has a writer, a call-alone read for each, and the document
 # memory it reports no less than the key structs alone. One quick round
 # each (the figures themselves are not judged here; see README,
 # "Performance").
@@ -67,6 +67,11 @@ for run, start in enumerate(runs):
         if (r["floor_write_mb_s"] is None) != (r["write_mb_s"] is None) or \
                 (r["floor_write_mb_s"] is not None and not r["floor_write_mb_s"] > 0):
             bad.append("%s: write %s MB/s, floor write %s MB/s" % (name, r["write_mb_s"], r["floor_write_mb_s"]))
+        # So are the calls alone: a read for every file, a write where there is a writer.
+        if not r["call_read_mb_s"] > 0 or (r["call_write_mb_s"] is None) != (r["write_mb_s"] is None) or \
+                (r["call_write_mb_s"] is not None and not r["call_write_mb_s"] > 0):
+            bad.append("%s: call alone read %s, write %s MB/s (write %s)"
+                       % (name, r["call_read_mb_s"], r["call_write_mb_s"], r["write_mb_s"]))
         if r.get("glb_back_identical") is False:
             bad.append("%s: file -> .glb -> file is not byte-identical" % name)
     mem = [l for l in lines[start + 1:] if "memory_file" in l][:1]

@@ -5,7 +5,8 @@
  * alone (rebuild.c: the floor under the read) and whether that copy writes
  * the file again, whether the write is byte-identical, the floor under
  * the write (rebuild.c: the document checked as any writer must, the
- * file's bytes put in one call), how fast the document
+ * file's bytes put in one call), the calls alone under both (rebuild.c:
+ * a read that adds nothing, a write that only puts the bytes), how fast the document
  * dumps as JSON and how fast that JSON reads back (the json plugin), how
  * fast it writes and reads back as .glb (the gltf plugin; MB/s of the
  * .glb) and whether that way back writes the original bytes again, and
@@ -173,6 +174,7 @@ typedef struct result {
     double build_s;                 /* best rebuild through the plugin API (rebuild.c) */
     int build_identical;            /* the rebuilt document writes the file: -1 = not written */
     double floor_write_s;           /* best write floor (rebuild.c); 0 = not measured */
+    double call_read_s, call_write_s; /* best calls alone (rebuild.c, "call"); 0 = not measured */
 } result;
 
 static size_t doc_keys(const ak_doc *doc)
@@ -349,6 +351,29 @@ static int floor_round(const ak_registry *reg, const ak_doc *doc, const ak_codec
     return ok && identical;
 }
 
+/* One round of the calls alone (rebuild.c's "call" codec): the fastest
+ * ak_read() that adds nothing to the document and, when `codec` writes,
+ * the fastest ak_write() that puts `f`'s bytes in one call. Returns 0
+ * when one fails. */
+static int call_round(const ak_registry *reg, const ak_doc *doc, const ak_codec *codec, const ak_mapped_file *f,
+                      const char *path, double *read_best, double *write_best)
+{
+    ak_options o = { sizeof o, "call", path, NULL, 0, 0 };
+    ak_doc *empty;
+    if (!read_round(reg, f, &o, read_best, &empty))
+        return 0;
+    ak_doc_free(empty);
+    *write_best = 0;
+    if (!codec->write)
+        return 1;
+    int identical;
+    bench_rebuild_like(codec);
+    bench_rebuild_source(NULL, f->data, f->size);
+    int ok = write_round(reg, doc, "call", f, write_best, &identical);
+    bench_rebuild_source(NULL, NULL, 0);
+    return ok && identical;
+}
+
 /* One round of reads through the "rebuild" codec (rebuild.c), which
  * builds a copy of `doc` through the plugin API, parsing nothing: the
  * fastest build, freeing not counted. The first round writes one copy
@@ -431,6 +456,13 @@ static int bench_file(const ak_registry *reg, const char *path, int rounds, resu
         }
         if (codec->write && floor_round(reg, doc, codec, &f, &t) && (!res->floor_write_s || t < res->floor_write_s))
             res->floor_write_s = t;
+        double tw;
+        if (call_round(reg, doc, codec, &f, path, &t, &tw)) {
+            if (!res->call_read_s || t < res->call_read_s)
+                res->call_read_s = t;
+            if (tw > 0 && (!res->call_write_s || tw < res->call_write_s))
+                res->call_write_s = tw;
+        }
         double tj = 0, tjr = 0;
         /* JSON is slow next to the binary forms: best of at most 3 rounds. */
         size_t jb = skip_dump || r >= 3 ? 0 : dump_json(r == 0 ? reg : NULL, doc, &tj, &tjr);
@@ -469,6 +501,11 @@ static void print_json(const result *r, double mcpy)
         printf(",\"floor_write_mb_s\":%.1f", rate(r->bytes, r->floor_write_s));
     else
         printf(",\"floor_write_mb_s\":null");
+    printf(",\"call_read_mb_s\":%.1f", rate(r->bytes, r->call_read_s));
+    if (r->call_write_s > 0)
+        printf(",\"call_write_mb_s\":%.1f", rate(r->bytes, r->call_write_s));
+    else
+        printf(",\"call_write_mb_s\":null");
     printf(",\"read_goal_mb_s\":%.0f,\"write_goal_mb_s\":%.0f", g ? g->read : 0, g ? g->write : 0);
     printf(",\"read_of_memcpy\":%.4f,\"write_of_memcpy\":%.4f", rd / (mcpy * 1e3),
            r->identical >= 0 ? wr / (mcpy * 1e3) : 0.0);
@@ -505,6 +542,10 @@ static void print_row(const result *r, double mcpy)
         printf(" | write -");
     if (r->floor_write_s > 0)
         printf(" | floor write %7.1f MB/s", rate(r->bytes, r->floor_write_s));
+    printf(" | call alone: read %7.1f", rate(r->bytes, r->call_read_s));
+    if (r->call_write_s > 0)
+        printf(" write %7.1f", rate(r->bytes, r->call_write_s));
+    printf(" MB/s");
     if (r->json_bytes)
         printf(" | json %6.1f MB/s (goal %.0f %s), read back %5.1f MB/s", js, JSON_GOAL_MB_S,
                verdict(js, JSON_GOAL_MB_S), rate(r->json_bytes, r->json_read_s));
@@ -518,7 +559,7 @@ static void print_row(const result *r, double mcpy)
 static void add_codecs(ak_registry *reg, ak_report *rep)
 {
     const ak_codec *codecs[] = { ifp_codec(),  ani_codec(),  anm_codec(),          mab_codec(),
-                                 json_codec(), gltf_codec(), bench_rebuild_codec() };
+                                 json_codec(), gltf_codec(), bench_rebuild_codec(), bench_call_codec() };
     for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
         ak_registry_add_codec(reg, codecs[i], 0, rep);
 }
