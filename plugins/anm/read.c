@@ -1040,9 +1040,8 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
         const unsigned char *name = ak_take(r, n, "bone name");
         if (!name)
             return AK_E_DATA;
-        size_t clen = 0;
-        while (clen < n && name[clen])
-            clen++;
+        const unsigned char *nul = memchr(name, 0, n);
+        size_t clen = nul ? (size_t)(nul - name) : n;
         /* The name NUL-terminated: on the stack when short (bone names
          * are), scratch otherwise. */
         char small[128];
