@@ -848,6 +848,59 @@ START_TEST(t_convert_corpus)
 END_TEST
 
 /* ---- a document built by hand ---- */
+/* A BMAP name that holds a NUL: the bone is named by the bytes before it
+ * (a name that starts with one has an empty name), the whole stored name
+ * is kept (ANM_P_NAME) and written back as it was; a name without one has
+ * no such property. */
+START_TEST(t_name_with_nul)
+{
+    static const unsigned char names[3][7] = { "root\0xy", "\0ab", "arm" };
+    static const uint32_t lens[3] = { 7, 3, 3 };
+    buf b = { 0 };
+    b_tag(&b, "EANM");
+    b_u32(&b, 0x00060000u);
+    b_tag(&b, "FRMS");
+    b_u32(&b, 2);
+    b_tag(&b, "BMAP");
+    b_u32(&b, 3);
+    for (int i = 0; i < 3; i++) {
+        b_u32(&b, lens[i]);
+        b_put(&b, names[i], lens[i]);
+    }
+    b_tag(&b, "FRM2");
+    b_u16(&b, 0);
+    b_u8(&b, 1);
+    b_u8(&b, 2);         /* bone 2, "arm" */
+    b_u16(&b, 0x08);     /* shown: no payload */
+    ak_registry *reg = reg_anm();
+    ak_doc *doc = read_params(reg, b.p, b.n, NULL);
+    const ak_clip *c = doc->clips[0];
+    ck_assert_uint_eq(c->track_count, 3);
+    ck_assert_str_eq(c->tracks[0]->bone, "root");
+    ck_assert_str_eq(c->tracks[1]->bone, "");
+    ck_assert_str_eq(c->tracks[2]->bone, "arm");
+    for (int i = 0; i < 3; i++) {
+        const ak_prop *np = ak_prop_get(&c->tracks[i]->props, ANM_P_NAME);
+        if (i == 2) {
+            ck_assert_ptr_null(np);
+            continue;
+        }
+        ck_assert_ptr_nonnull(np);
+        ck_assert_uint_eq(np->size, lens[i]);
+        ck_assert(memcmp(np->data, names[i], lens[i]) == 0);
+    }
+    ak_report rep = { 0 };
+    size_t n;
+    unsigned char *o = write_params(reg, doc, NULL, &n, &rep);
+    ck_assert_uint_eq(n, b.n);
+    ck_assert(memcmp(o, b.p, n) == 0);
+    ak_buffer_free(reg, o);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+    free(b.p);
+}
+END_TEST
+
 START_TEST(t_handbuilt)
 {
     ak_doc *doc = ak_doc_new();
@@ -1723,6 +1776,7 @@ int main(void)
     tcase_add_test(tc, t_edit_frmn_corpus);
     tcase_add_test(tc, t_convert_corpus);
     tcase_add_test(tc, t_handbuilt);
+    tcase_add_test(tc, t_name_with_nul);
     tcase_add_test(tc, t_unkeyed_bone);
     tcase_add_loop_test(tc, t_replay_matches_regular, 0, (int)NSAMPLES);
     tcase_add_test(tc, t_clip_props_honoured);
