@@ -76,18 +76,18 @@ static void tag_text(const unsigned char *p, size_t n, char out[20])
     out[o] = '\0';
 }
 
-/* Scratch lists grow here. Every slot is written before it is read, so the
- * first block is not cleared (growing clears only the new part). */
-static void *grow_list(ak_job *job, void *list, size_t cap, size_t size)
-{
-    return list ? ak_job_realloc(job, list, cap, size) : ak_job_alloc_uninit(job, cap, size);
-}
-
+/* Room for `cap` records: a new block and a copy of those so far, as for
+ * the layout (grow_layout): ak_job_realloc would also clear the new part,
+ * which is only ever written (hmmwv: 2,700 instructions a read of 150,000
+ * went to that clearing). */
 static int reserve_recs(reader_state *st, size_t cap)
 {
-    rec *p = grow_list(st->job, st->recs, cap, sizeof *p);
+    rec *p = ak_job_alloc_uninit(st->job, cap, sizeof *p);
     if (!p)
         return 0;
+    if (st->nrec)
+        memcpy(p, st->recs, st->nrec * sizeof *p);
+    ak_job_free(st->job, st->recs);
     st->recs = p;
     st->caprec = cap;
     return 1;
