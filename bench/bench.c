@@ -337,16 +337,17 @@ static int write_round(const ak_registry *reg, const ak_doc *doc, const char *fo
     return 1;
 }
 
-/* One round of the write floor (rebuild.c): `doc` checked as any writer
- * must, then `f`'s bytes put, through ak_write() with the capabilities of
- * `codec`. Returns 0 when a write fails. */
-static int floor_round(const ak_registry *reg, const ak_doc *doc, const ak_codec *codec, const ak_mapped_file *f,
-                       double *best)
+/* One round of writes of `doc` by a bench codec of rebuild.c that puts
+ * `f`'s bytes (`bench`: "rebuild", the write floor, which first checks the
+ * document as any writer must; "call", the call alone), through ak_write()
+ * with the capabilities of `codec`. Returns 0 when a write fails. */
+static int bytes_round(const ak_registry *reg, const ak_doc *doc, const ak_codec *codec, const char *bench,
+                       const ak_mapped_file *f, double *best)
 {
     int identical;
     bench_rebuild_like(codec);
     bench_rebuild_source(doc, f->data, f->size);
-    int ok = write_round(reg, doc, "rebuild", f, best, &identical);
+    int ok = write_round(reg, doc, bench, f, best, &identical);
     bench_rebuild_source(NULL, NULL, 0);
     return ok && identical;
 }
@@ -364,14 +365,7 @@ static int call_round(const ak_registry *reg, const ak_doc *doc, const ak_codec 
         return 0;
     ak_doc_free(empty);
     *write_best = 0;
-    if (!codec->write)
-        return 1;
-    int identical;
-    bench_rebuild_like(codec);
-    bench_rebuild_source(NULL, f->data, f->size);
-    int ok = write_round(reg, doc, "call", f, write_best, &identical);
-    bench_rebuild_source(NULL, NULL, 0);
-    return ok && identical;
+    return !codec->write || bytes_round(reg, doc, codec, "call", f, write_best);
 }
 
 /* One round of reads through the "rebuild" codec (rebuild.c), which
@@ -454,7 +448,7 @@ static int bench_file(const ak_registry *reg, const char *path, int rounds, resu
                 res->write_s = t;
             res->identical = identical;
         }
-        if (codec->write && floor_round(reg, doc, codec, &f, &t) && (!res->floor_write_s || t < res->floor_write_s))
+        if (codec->write && bytes_round(reg, doc, codec, "rebuild", &f, &t) && (!res->floor_write_s || t < res->floor_write_s))
             res->floor_write_s = t;
         double tw;
         if (call_round(reg, doc, codec, &f, path, &t, &tw)) {
