@@ -28,6 +28,9 @@ typedef struct ak_heap {
 struct ak_doc_private {
     ak_heap heap;
     struct ak_arena_block *arena; /* the newest block; older ones follow `next` */
+    /* The newest block's free bytes, here rather than in the block: an
+     * allocation then reads one structure, not two in a chain. */
+    unsigned char *arena_next, *arena_end;
     void *arena_last;             /* the newest allocation (arrays grow in place there) */
     size_t arena_total;           /* bytes in all blocks */
     size_t arena_first;           /* size of the first block (ak_doc_expect) */
