@@ -267,14 +267,18 @@ static inline int arena_grow(ak_doc *doc, void **items, size_t *capacity, size_t
     return need <= *capacity || arena_grow_to(doc, items, capacity, need, elem, keys);
 }
 
+/* The n bytes at s and a terminator, put at `to`. */
+static const char *put_string(char *to, const char *s, size_t n)
+{
+    memcpy(to, s, n);
+    to[n] = '\0';
+    return to;
+}
+
 static const char *arena_strndup(ak_doc *doc, const char *s, size_t n)
 {
     char *p = arena_alloc(doc, n + 1);
-    if (!p)
-        return NULL;
-    memcpy(p, s, n);
-    p[n] = '\0';
-    return p;
+    return p ? put_string(p, s, n) : NULL;
 }
 
 static const char *arena_strdup(ak_doc *doc, const char *s)
@@ -471,7 +475,8 @@ ak_track *ak_track_add(ak_clip *clip, const char *bone)
     /* The track and its bone's name in one allocation: a file of many
      * bones is mostly their names (citroen_bodyback.anm, 44 bones in 646
      * bytes), and the name's own allocation was a third of this call. */
-    size_t len = bone ? strlen(bone) : 0;
+    const char *name = bone ? bone : "";
+    size_t len = strlen(name);
     ak_track *t = arena_alloc(clip->doc, sizeof *t + len + 1);
     if (!t)
         return NULL;
@@ -479,12 +484,8 @@ ak_track *ak_track_add(ak_clip *clip, const char *bone)
      * this size with `rep stos`, whose start-up cost was two thirds of this
      * function (ped_cretaceous.ifp adds 7,340 tracks a read). */
     memcpy(t, &blank_track, sizeof *t);
-    char *name = (char *)(t + 1);
-    if (len)
-        memcpy(name, bone, len);
-    name[len] = '\0';
     t->clip = clip;
-    t->bone = name;
+    t->bone = put_string((char *)(t + 1), name, len);
     clip->tracks[clip->track_count++] = t;
     return t;
 }
@@ -814,7 +815,8 @@ static void arena_unalloc(ak_doc *doc, const void *p, size_t size)
     struct ak_doc_private *pv = doc_private(doc);
     ak_arena_block *b = pv->arena;
     size_t aligned = arena_round(size);
-    if (b && (size_t)(pv->arena_next - block_bytes(b)) >= aligned && pv->arena_next - aligned == (const unsigned char *)p)
+    if (b && (size_t)(pv->arena_next - block_bytes(b)) >= aligned &&
+        pv->arena_next - aligned == (const unsigned char *)p)
         pv->arena_next -= aligned;
 }
 
