@@ -468,6 +468,11 @@ static const ak_track blank_track = { .weight = 1.0, .skeleton_bone = -1 };
 
 ak_track *ak_track_add(ak_clip *clip, const char *bone)
 {
+    return ak_track_add_n(clip, bone, bone ? strlen(bone) : 0);
+}
+
+ak_track *ak_track_add_n(ak_clip *clip, const char *bone, size_t len)
+{
     void *items = clip->tracks;
     if (!arena_grow(clip->doc, &items, &clip->track_capacity_, clip->track_count + 1, sizeof(ak_track *), 0))
         return NULL;
@@ -475,8 +480,10 @@ ak_track *ak_track_add(ak_clip *clip, const char *bone)
     /* The track and its bone's name in one allocation: a file of many
      * bones is mostly their names (citroen_bodyback.anm, 44 bones in 646
      * bytes), and the name's own allocation was a third of this call. */
-    const char *name = bone ? bone : "";
-    size_t len = strlen(name);
+    if (!bone)
+        len = 0;
+    if (len > SIZE_MAX - sizeof(ak_track) - 1) /* no bytes a caller holds are this long */
+        return NULL;
     ak_track *t = arena_alloc(clip->doc, sizeof *t + len + 1);
     if (!t)
         return NULL;
@@ -485,7 +492,7 @@ ak_track *ak_track_add(ak_clip *clip, const char *bone)
      * function (ped_cretaceous.ifp adds 7,340 tracks a read). */
     memcpy(t, &blank_track, sizeof *t);
     t->clip = clip;
-    t->bone = put_string((char *)(t + 1), name, len);
+    t->bone = put_string((char *)(t + 1), len ? bone : "", len);
     clip->tracks[clip->track_count++] = t;
     return t;
 }

@@ -315,7 +315,13 @@ AK_API ak_status ak_clip_set_name(ak_clip *clip, const char *name);
 /* Case-insensitive lookup, first match in order wins (as the games do). */
 AK_API ak_clip *ak_doc_find_clip(const ak_doc *doc, const char *name);
 
+/* Appends a track for `bone` (copied; NULL = ""); NULL when out of memory. */
 AK_API ak_track *ak_track_add(ak_clip *clip, const char *bone);
+/* The same for a name given as its first `len` bytes, which need not be
+ * followed by a NUL (a name inside a file's bytes); `bone` may be NULL
+ * when `len` is 0. A NUL among the bytes ends the name there, as for any
+ * C string. (API 1.5) */
+AK_API ak_track *ak_track_add_n(ak_clip *clip, const char *bone, size_t len);
 AK_API ak_status ak_track_set_bone(ak_track *track, const char *bone);
 
 /* Makes room for `count` more keys in one channel. */

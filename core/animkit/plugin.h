@@ -88,6 +88,13 @@
  *                    Later (no symbol, no ABI change): ak_probe() asks
  *                    probes without the file name first, and a single
  *                    magic match wins at once (see ak_codec.probe).
+ *              1.5 - ak_track_add_n(): a track named by a length and bytes
+ *                    that need not end in a NUL, as names lie in files
+ *                    (copying one out to terminate it, then the core
+ *                    measuring the copy, was a quarter of a read of
+ *                    citroen_bodyback.anm). ak_codec is unchanged; 1.0 to
+ *                    1.4 plugins keep loading (tests/plugins/minor14.c
+ *                    and the older ones).
  */
 #ifndef ANIMKIT_PLUGIN_H
 #define ANIMKIT_PLUGIN_H
@@ -101,7 +108,7 @@ extern "C" {
 #endif
 
 #define AK_ABI_MAJOR 1
-#define AK_ABI_MINOR 4
+#define AK_ABI_MINOR 5
 
 /* Name of the entry symbol and its type. */
 #define AK_CODEC_ENTRY "animkit_codec"

@@ -19,11 +19,9 @@ typedef struct ani_rd {
     size_t nan_keys;
 } ani_rd;
 
-/* A string from the file as a NUL-terminated copy in `buf` (job scratch
- * when longer than `cap`); *bytes and *len are the stored bytes. Returns NULL after
- * an error (already reported). */
-static char *read_string(ani_rd *rd, const char *what, char *buf, size_t cap,
-                         const unsigned char **bytes, size_t *len)
+/* A string's stored bytes, *len of them, not terminated. Returns NULL
+ * after an error (already reported). */
+static const unsigned char *take_string(ani_rd *rd, const char *what, size_t *len)
 {
     size_t at = rd->r.pos;
     int32_t n = ak_i32(&rd->r);
@@ -44,20 +42,29 @@ static char *read_string(ani_rd *rd, const char *what, char *buf, size_t cap,
                 "%s is %d bytes long: the engine reads strings into a 260-byte buffer and "
                 "overflows it at 260 bytes or more (this file cannot be written back as it is)",
                 what, (int)n);
-    const unsigned char *p = ak_bytes(&rd->r, (size_t)n, what);
+    *len = (size_t)n;
+    return ak_bytes(&rd->r, (size_t)n, what);
+}
+
+/* The same as a NUL-terminated copy in `buf` (job scratch when longer
+ * than `cap`); *bytes and *len are the stored bytes. */
+static char *read_string(ani_rd *rd, const char *what, char *buf, size_t cap,
+                         const unsigned char **bytes, size_t *len)
+{
+    const unsigned char *p = take_string(rd, what, len);
     if (!p)
         return NULL;
+    size_t n = *len;
     char *s = buf;
-    if ((size_t)n >= cap) {
-        s = ak_job_alloc(rd->job, (size_t)n + 1, 1);
+    if (n >= cap) {
+        s = ak_job_alloc(rd->job, n + 1, 1);
         if (!s)
             return NULL;
     }
     if (n)
-        memcpy(s, p, (size_t)n);
+        memcpy(s, p, n);
     s[n] = '\0';
     *bytes = p;
-    *len = (size_t)n;
     return s;
 }
 
@@ -203,14 +210,13 @@ static ak_status read_tracks(ani_rd *rd, ak_clip *clip)
     if (count < 0)
         return AK_E_DATA;
     for (int32_t i = 0; i < count; i++) {
-        char buf[ANI_MAX_STRING + 1];
-        const unsigned char *bytes = NULL;
         size_t len = 0;
-        char *bone = read_string(rd, "bone name", buf, sizeof buf, &bytes, &len);
-        if (!bone)
+        /* Named from the file's bytes: a terminated copy stalled the core's
+         * measuring of it. */
+        const unsigned char *bytes = take_string(rd, "bone name", &len);
+        if (!bytes)
             return AK_E_DATA;
-        ak_track *t = ak_track_add(clip, bone);
-        free_string(rd, bone, buf);
+        ak_track *t = ak_track_add_n(clip, (const char *)bytes, len);
         if (!t || keep_bytes(rd, &t->props, ANI_PROP_BONE_BYTES, bytes, len) != AK_OK)
             return nomem(rd);
         uint32_t wbits = ak_u32(&rd->r);

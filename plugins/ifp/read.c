@@ -52,6 +52,15 @@ static const char *field_text(char *buf, const unsigned char *p, size_t n, int *
     return buf;
 }
 
+/* A track named by a fixed field, from the file's bytes themselves: a
+ * copy made to terminate the name stalled the core's measuring of it. */
+static ak_track *add_track_named(ak_clip *clip, const unsigned char *p, size_t n, int *canonical)
+{
+    size_t len = ifp_field_len(p, n);
+    *canonical = ifp_field_zero_padded(p, n, len);
+    return ak_track_add_n(clip, (const char *)p, len);
+}
+
 static void count_junk(ifp_rd *d, int64_t off)
 {
     if (!d->junk_names++)
@@ -285,7 +294,7 @@ static ak_status read_anp(ifp_rd *d)
             if (!ak_need_array(r, frames, rs, "frames"))
                 return AK_E_DATA;
             computed += (uint64_t)frames * rs;
-            ak_track *t = ak_track_add(clip, field_text(name, bn, IFP_NAME24, &canon));
+            ak_track *t = add_track_named(clip, bn, IFP_NAME24, &canon);
             if (!t)
                 return failed(d, boff);
             t->bone_id = id;
@@ -563,7 +572,7 @@ static ak_status read_anpk_block(ifp_rd *d, int block)
             if (frames < 0)
                 return ak_fail(d->job, AK_E_DATA, boff + 44, "animation '%s', bone %d: negative frame count %d",
                                clip->name, b, frames);
-            ak_track *t = ak_track_add(clip, field_text(name, ap, IFP_NAME28, &canon));
+            ak_track *t = add_track_named(clip, ap, IFP_NAME28, &canon);
             if (!t)
                 return failed(d, boff);
             st = keep_field(d, &t->props, IFP_P_NAME_RAW, ap, IFP_NAME28, canon, boff + 16);

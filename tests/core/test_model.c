@@ -98,6 +98,41 @@ START_TEST(track_defaults_and_copies)
 }
 END_TEST
 
+/* ak_track_add_n (1.5): the name is the given bytes, whatever follows them. */
+START_TEST(track_named_by_length)
+{
+    ak_doc *doc = ak_doc_new();
+    ak_clip *clip = ak_clip_add(doc, "walk");
+    /* No NUL after the name: the bytes of a file, the next field beside it. */
+    const char field[6] = { 'S', 'p', 'i', 'n', 'e', '1' };
+    ak_track *a = ak_track_add_n(clip, field, 5);
+    ak_track *b = ak_track_add_n(clip, field, 0);
+    ak_track *c = ak_track_add_n(clip, NULL, 0);
+    ak_track *d = ak_track_add_n(clip, "ab\0cd", 5);
+    ak_track *e = ak_track_add_n(clip, field, sizeof field);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_str_eq(a->bone, "Spine");
+    ck_assert_str_eq(b->bone, "");
+    ck_assert_str_eq(c->bone, "");
+    ck_assert_str_eq(d->bone, "ab"); /* a NUL among the bytes ends the name */
+    ck_assert_str_eq(e->bone, "Spine1");
+    ck_assert_uint_eq(clip->track_count, 5);
+    ck_assert_ptr_eq(clip->tracks[4], e);
+    ck_assert(a->weight == 1.0 && a->skeleton_bone == -1 && a->clip == clip);
+    /* Many, each with its own name, the arena growing under them. */
+    char names[64];
+    for (int i = 0; i < 2000; i++) {
+        int n = snprintf(names, sizeof names, "bone%dtail", i);
+        ck_assert_ptr_nonnull(ak_track_add_n(clip, names, (size_t)n - 4));
+    }
+    for (int i = 0; i < 2000; i++) {
+        snprintf(names, sizeof names, "bone%d", i);
+        ck_assert_str_eq(clip->tracks[5 + i]->bone, names);
+    }
+    ak_doc_free(doc);
+}
+END_TEST
+
 START_TEST(key_fingerprint_tracks_edits)
 {
     ak_doc *doc = ak_doc_new();
@@ -1159,6 +1194,7 @@ int main(void)
     tcase_add_test(tc, clip_lookup_is_case_insensitive_first_match);
     tcase_add_test(tc, many_clips_grow_and_shrink);
     tcase_add_test(tc, track_defaults_and_copies);
+    tcase_add_test(tc, track_named_by_length);
     tcase_add_test(tc, key_fingerprint_tracks_edits);
     tcase_add_test(tc, touch_and_digest);
     tcase_add_test(tc, bulk_keys_and_change_detection);

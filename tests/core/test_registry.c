@@ -78,7 +78,7 @@ START_TEST(broken_plugins_are_refused_and_skipped)
 {
     make_tmpdir();
     char text[8192] = "", p[PATH_MAX];
-    const char *names[] = { "akm", "oldminor", "minor11", "minor12", "minor13", "badabi", "newminor", "nosym", "small", "dupname" };
+    const char *names[] = { "akm", "oldminor", "minor11", "minor12", "minor13", "minor14", "badabi", "newminor", "nosym", "small", "dupname" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         size_t used = strlen(text);
         snprintf(text + used, sizeof text - used, "[plugin %s]\npath = %s\n", names[i],
@@ -103,7 +103,7 @@ START_TEST(broken_plugins_are_refused_and_skipped)
     ak_registry *reg = open_config(text, &rep);
     /* Older minors load (and a 1.1 plugin's scratch memory works); everything
      * else is refused. */
-    ck_assert_uint_eq(ak_registry_count(reg), 5);
+    ck_assert_uint_eq(ak_registry_count(reg), 6);
     ck_assert_str_eq(ak_registry_plugin(reg, 0)->codec->name, "akm");
     ck_assert_str_eq(ak_registry_plugin(reg, 1)->codec->name, "oldminor");
     ck_assert_uint_eq(ak_registry_plugin(reg, 1)->codec->abi_minor, 0);
@@ -118,7 +118,7 @@ START_TEST(broken_plugins_are_refused_and_skipped)
         ck_assert_int_eq(doc->clips[0]->tracks[0]->skeleton_bone, -1);
         ak_doc_free(doc);
     }
-    /* A 1.2 plugin (bulk keys, declared parameters) reads under the 1.3 core. */
+    /* A 1.2 plugin (bulk keys, declared parameters) reads under a later core. */
     ck_assert_str_eq(ak_registry_plugin(reg, 3)->codec->name, "minor12");
     ck_assert_uint_eq(ak_registry_plugin(reg, 3)->codec->abi_minor, 2);
     {
@@ -136,7 +136,7 @@ START_TEST(broken_plugins_are_refused_and_skipped)
         opt.params = bad;
         ck_assert_int_eq(ak_read(reg, "M12\n\x05", 5, &opt, &doc, &r12), AK_E_USAGE);
     }
-    /* A 1.3 plugin reads under the 1.4 core, and in full when an outline is
+    /* A 1.3 plugin reads under a later core, and in full when an outline is
      * asked for: it never asked ak_job_outline(). */
     ck_assert_str_eq(ak_registry_plugin(reg, 4)->codec->name, "minor13");
     ck_assert_uint_eq(ak_registry_plugin(reg, 4)->codec->abi_minor, 3);
@@ -153,6 +153,27 @@ START_TEST(broken_plugins_are_refused_and_skipped)
         ak_doc_stats s;
         ak_doc_stats_get(doc, &s);
         ck_assert_uint_eq(s.keys[AK_TRANSLATION], 3);
+        ak_doc_free(doc);
+    }
+    /* A 1.4 plugin reads under the 1.5 core, in full and as an outline. */
+    ck_assert_str_eq(ak_registry_plugin(reg, 5)->codec->name, "minor14");
+    ck_assert_uint_eq(ak_registry_plugin(reg, 5)->codec->abi_minor, 4);
+    for (int outline = 0; outline < 2; outline++) {
+        ak_options opt = { sizeof opt, NULL, "x.m14", NULL, 0, outline ? AK_READ_OUTLINE : 0 };
+        ak_doc *doc = NULL;
+        ak_report r14 = { 0 };
+        ck_assert_int_eq(ak_read(reg, "M14\nxy", 6, &opt, &doc, &r14), AK_OK);
+        ck_assert_int_eq(ak_doc_outline(doc), outline);
+        ck_assert_uint_eq(doc->clips[0]->track_count, 2);
+        const ak_track *t = doc->clips[0]->tracks[1];
+        ck_assert_str_eq(t->bone, "by");
+        if (outline) {
+            ck_assert_uint_eq(t->outline_keys[AK_TRANSLATION], 1);
+            ck_assert_uint_eq(t->channel[AK_TRANSLATION].count, 0);
+        } else {
+            ck_assert_uint_eq(t->channel[AK_TRANSLATION].count, 1);
+            ck_assert(t->channel[AK_TRANSLATION].keys[0].v[0] == 'y');
+        }
         ak_doc_free(doc);
     }
     const char *why;
@@ -192,7 +213,7 @@ START_TEST(autoload_and_disable)
     snprintf(text, sizeof text,
              "[animkit]\nplugin_dir = %s\n[plugin badabi]\nenabled = no\n[plugin newminor]\nenabled = no\n"
              "[plugin nosym]\nenabled = no\n[plugin small]\nenabled = no\n[plugin dupname]\nenabled = no\n"
-             "[plugin rival]\nenabled = no\n[plugin oldminor]\nenabled = no\n[plugin minor11]\nenabled = no\n[plugin minor12]\nenabled = no\n[plugin minor13]\nenabled = no\n"
+             "[plugin rival]\nenabled = no\n[plugin oldminor]\nenabled = no\n[plugin minor11]\nenabled = no\n[plugin minor12]\nenabled = no\n[plugin minor13]\nenabled = no\n[plugin minor14]\nenabled = no\n"
              "[plugin hidden]\nenabled = no\n[plugin mangled]\nenabled = no\n[plugin hiddenok]\nenabled = no\n",
              p);
     ak_report rep = { 0 };
