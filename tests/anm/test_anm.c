@@ -294,8 +294,16 @@ START_TEST(t_rotation_paths)
         { 1, 0, 0, 0.3 }, { 0, 1, 0, 1.2 }, { 0, 0, 1, 2.9 }, { 1, 2, 3, 0.7 }, { -1, 0.5, 0.2, 3.1 },
         { 0.3, -0.4, 0.8, 5.5 }, { 1, 0, 0, 3.14159 }, { 0, 0, 0, 0 },
     };
+    enum { POSES = sizeof poses / sizeof poses[0] };
     ak_registry *reg = reg_anm();
-    for (size_t i = 0; i < sizeof poses / sizeof poses[0]; i++) {
+    /* Every pose also as one frame of a single bone's track, the odd ones
+     * with their rows doubled (a scale of 2): a bone of many matrices keeps
+     * its decodes from the tally in scratch memory, not on the stack. */
+    static const char *const one_bone[] = { "b" };
+    buf all = { 0 };
+    b_header(&all, ANM_V40, POSES, one_bone, 1);
+    double alone[POSES][4];
+    for (size_t i = 0; i < POSES; i++) {
         double ax = poses[i][0], ay = poses[i][1], az = poses[i][2], ang = poses[i][3];
         double l = sqrt(ax * ax + ay * ay + az * az);
         double x = 0, y = 0, z = 0, w = 1;
@@ -325,10 +333,16 @@ START_TEST(t_rotation_paths)
             for (int c = 0; c < 3; c++)
                 b_f32(&b, (float)m[r][c]);
         b_f32(&b, 1); b_f32(&b, 2); b_f32(&b, 3);
+        b_tag(&all, "FRMN"); b_u32(&all, (uint32_t)i); b_tag(&all, "BONE"); b_u32(&all, 0); b_tag(&all, "MATR");
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                b_f32(&all, (float)m[r][c] * (i % 2 ? 2.0f : 1.0f));
+        b_f32(&all, (float)i); b_f32(&all, 0); b_f32(&all, 0);
         ak_doc *da = ak_test_read(reg, a.p, a.n, "q.anm");
         ak_doc *db = ak_test_read(reg, b.p, b.n, "m.anm");
         const double *qa = da->clips[0]->tracks[0]->channel[AK_ROTATION].keys[0].v;
         const double *qb = db->clips[0]->tracks[0]->channel[AK_ROTATION].keys[0].v;
+        memcpy(alone[i], qb, sizeof alone[i]);
         /* FRM2 path: (x, y, z, +sqrt(1 - s)) exactly, in double. */
         ck_assert(qa[0] == fx && qa[1] == fy && qa[2] == fz && qa[3] == w0);
         /* FRMN path: the same rotation (same sign: w >= 0 on both). */
@@ -365,6 +379,28 @@ START_TEST(t_rotation_paths)
         ak_doc_free(da); ak_doc_free(db);
         free(a.p); free(b.p);
     }
+    /* Doubling a row of floats doubles its length exactly, so each pose
+     * decodes to the very quaternion it had alone; the scale keys are the
+     * row lengths, 1 or 2 to float precision. */
+    ak_doc *d = ak_test_read(reg, all.p, all.n, "all.anm");
+    const ak_track *t = d->clips[0]->tracks[0];
+    ck_assert_uint_eq(t->channel[AK_ROTATION].count, POSES);
+    ck_assert_uint_eq(t->channel[AK_SCALE].count, POSES);
+    for (size_t i = 0; i < POSES; i++) {
+        const ak_key *k = &t->channel[AK_ROTATION].keys[i];
+        ck_assert_int_eq(k->tick, (int64_t)i);
+        ck_assert_msg(memcmp(k->v, alone[i], sizeof alone[i]) == 0, "pose %zu decodes differently in a track", i);
+        for (int a = 0; a < 3; a++)
+            ck_assert(fabs(t->channel[AK_SCALE].keys[i].v[a] - (i % 2 ? 2.0 : 1.0)) < 1e-6);
+        ck_assert(t->channel[AK_TRANSLATION].keys[i].v[0] == (double)i);
+    }
+    ak_report rep = { 0 };
+    size_t n;
+    unsigned char *o = write_params(reg, d, NULL, &n, &rep);
+    ck_assert(ak_test_same_bytes(all.p, all.n, o, n, "poses of one bone"));
+    ak_buffer_free(reg, o);
+    ak_doc_free(d);
+    free(all.p);
     ak_registry_free(reg);
 }
 END_TEST
@@ -888,6 +924,75 @@ START_TEST(t_name_with_nul)
         ck_assert_ptr_nonnull(np);
         ck_assert_uint_eq(np->size, lens[i]);
         ck_assert(memcmp(np->data, names[i], lens[i]) == 0);
+    }
+    ak_report rep = { 0 };
+    size_t n;
+    unsigned char *o = write_params(reg, doc, NULL, &n, &rep);
+    ck_assert_uint_eq(n, b.n);
+    ck_assert(memcmp(o, b.p, n) == 0);
+    ak_buffer_free(reg, o);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+    free(b.p);
+}
+END_TEST
+
+/* Names of every length from 0 to 20 bytes, each without a NUL and with
+ * one at every position (and a second NUL after it where there is room):
+ * the reader finds the first NUL by whole words for names of 4 bytes and
+ * more, so each length and position must name the bone by the bytes
+ * before the first NUL, exactly as strnlen does. */
+START_TEST(t_name_lengths_and_nuls)
+{
+    enum { LONGEST = 20 };
+    unsigned char names[(LONGEST + 1) * (LONGEST + 2) / 2][LONGEST];
+    uint32_t lens[sizeof names / sizeof names[0]];
+    size_t count = 0;
+    for (uint32_t len = 0; len <= LONGEST; len++)
+        for (int nul = -1; nul < (int)len; nul++, count++) {
+            for (uint32_t i = 0; i < len; i++)
+                names[count][i] = (unsigned char)('a' + (count + i) % 26);
+            if (nul >= 0) {
+                names[count][nul] = 0;
+                if ((uint32_t)nul + 2 < len)
+                    names[count][len - 1] = 0;
+            }
+            lens[count] = len;
+        }
+    buf b = { 0 };
+    b_tag(&b, "EANM");
+    b_u32(&b, 0x00060000u);
+    b_tag(&b, "FRMS");
+    b_u32(&b, 2);
+    b_tag(&b, "BMAP");
+    b_u32(&b, (uint32_t)count);
+    for (size_t i = 0; i < count; i++) {
+        b_u32(&b, lens[i]);
+        b_put(&b, names[i], lens[i]);
+    }
+    b_tag(&b, "FRM2");
+    b_u16(&b, 0);
+    b_u8(&b, 1);
+    b_u8(&b, (uint8_t)(count - 1));
+    b_u16(&b, 0x08);
+    ak_registry *reg = reg_anm();
+    ak_doc *doc = read_params(reg, b.p, b.n, NULL);
+    const ak_clip *c = doc->clips[0];
+    ck_assert_uint_eq(c->track_count, count);
+    for (size_t i = 0; i < count; i++) {
+        char expect[LONGEST + 1];
+        size_t n = strnlen((const char *)names[i], lens[i]);
+        memcpy(expect, names[i], n);
+        expect[n] = '\0';
+        ck_assert_str_eq(c->tracks[i]->bone, expect);
+        const ak_prop *np = ak_prop_get(&c->tracks[i]->props, ANM_P_NAME);
+        if (n == lens[i]) {
+            ck_assert_ptr_null(np);
+        } else {
+            ck_assert_ptr_nonnull(np);
+            ck_assert_uint_eq(np->size, lens[i]);
+            ck_assert(memcmp(np->data, names[i], lens[i]) == 0);
+        }
     }
     ak_report rep = { 0 };
     size_t n;
@@ -1777,6 +1882,7 @@ int main(void)
     tcase_add_test(tc, t_convert_corpus);
     tcase_add_test(tc, t_handbuilt);
     tcase_add_test(tc, t_name_with_nul);
+    tcase_add_test(tc, t_name_lengths_and_nuls);
     tcase_add_test(tc, t_unkeyed_bone);
     tcase_add_loop_test(tc, t_replay_matches_regular, 0, (int)NSAMPLES);
     tcase_add_test(tc, t_clip_props_honoured);
