@@ -884,56 +884,71 @@ START_TEST(t_convert_corpus)
 END_TEST
 
 /* ---- a document built by hand ---- */
-/* A BMAP name that holds a NUL: the bone is named by the bytes before it
- * (a name that starts with one has an empty name), the whole stored name
- * is kept (ANM_P_NAME) and written back as it was; a name without one has
- * no such property. */
-START_TEST(t_name_with_nul)
+/* A file whose BMAP holds `count` names (lens[i] bytes at names + i *
+ * stride) and one shown record on the last bone, read: each bone must be
+ * named by the bytes before its name's first NUL, as strnlen finds it; a
+ * name holding a NUL keeps its whole stored bytes (ANM_P_NAME), one
+ * without has no such property; the write gives the file back. The
+ * document is returned for further checks. */
+static ak_doc *read_names(ak_registry *reg, const unsigned char *names, size_t stride, const uint32_t *lens,
+                          size_t count)
 {
-    static const unsigned char names[3][7] = { "root\0xy", "\0ab", "arm" };
-    static const uint32_t lens[3] = { 7, 3, 3 };
     buf b = { 0 };
     b_tag(&b, "EANM");
-    b_u32(&b, 0x00060000u);
+    b_u32(&b, ANM_V60);
     b_tag(&b, "FRMS");
     b_u32(&b, 2);
     b_tag(&b, "BMAP");
-    b_u32(&b, 3);
-    for (int i = 0; i < 3; i++) {
+    b_u32(&b, (uint32_t)count);
+    for (size_t i = 0; i < count; i++) {
         b_u32(&b, lens[i]);
-        b_put(&b, names[i], lens[i]);
+        b_put(&b, names + i * stride, lens[i]);
     }
     b_tag(&b, "FRM2");
     b_u16(&b, 0);
     b_u8(&b, 1);
-    b_u8(&b, 2);         /* bone 2, "arm" */
-    b_u16(&b, 0x08);     /* shown: no payload */
-    ak_registry *reg = reg_anm();
+    b_u8(&b, (uint8_t)(count - 1));
+    b_u16(&b, 0x08); /* shown: no payload */
     ak_doc *doc = read_params(reg, b.p, b.n, NULL);
     const ak_clip *c = doc->clips[0];
-    ck_assert_uint_eq(c->track_count, 3);
-    ck_assert_str_eq(c->tracks[0]->bone, "root");
-    ck_assert_str_eq(c->tracks[1]->bone, "");
-    ck_assert_str_eq(c->tracks[2]->bone, "arm");
-    for (int i = 0; i < 3; i++) {
+    ck_assert_uint_eq(c->track_count, count);
+    for (size_t i = 0; i < count; i++) {
+        const unsigned char *name = names + i * stride;
+        size_t n = strnlen((const char *)name, lens[i]);
+        ck_assert_uint_eq(strlen(c->tracks[i]->bone), n);
+        ck_assert(memcmp(c->tracks[i]->bone, name, n) == 0);
         const ak_prop *np = ak_prop_get(&c->tracks[i]->props, ANM_P_NAME);
-        if (i == 2) {
+        if (n == lens[i]) {
             ck_assert_ptr_null(np);
-            continue;
+        } else {
+            ck_assert_ptr_nonnull(np);
+            ck_assert_uint_eq(np->size, lens[i]);
+            ck_assert(memcmp(np->data, name, lens[i]) == 0);
         }
-        ck_assert_ptr_nonnull(np);
-        ck_assert_uint_eq(np->size, lens[i]);
-        ck_assert(memcmp(np->data, names[i], lens[i]) == 0);
     }
     ak_report rep = { 0 };
     size_t n;
     unsigned char *o = write_params(reg, doc, NULL, &n, &rep);
-    ck_assert_uint_eq(n, b.n);
-    ck_assert(memcmp(o, b.p, n) == 0);
+    ck_assert(ak_test_same_bytes(b.p, b.n, o, n, "names written back"));
     ak_buffer_free(reg, o);
+    free(b.p);
+    return doc;
+}
+
+/* A BMAP name that holds a NUL: the bone is named by the bytes before it
+ * (a name that starts with one has an empty name), the whole stored name
+ * is kept and written back as it was. */
+START_TEST(t_name_with_nul)
+{
+    static const unsigned char names[3][7] = { "root\0xy", "\0ab", "arm" };
+    static const uint32_t lens[3] = { 7, 3, 3 };
+    ak_registry *reg = reg_anm();
+    ak_doc *doc = read_names(reg, names[0], sizeof names[0], lens, 3);
+    ck_assert_str_eq(doc->clips[0]->tracks[0]->bone, "root");
+    ck_assert_str_eq(doc->clips[0]->tracks[1]->bone, "");
+    ck_assert_str_eq(doc->clips[0]->tracks[2]->bone, "arm");
     ak_doc_free(doc);
     ak_registry_free(reg);
-    free(b.p);
 }
 END_TEST
 
@@ -941,7 +956,7 @@ END_TEST
  * one at every position (and a second NUL after it where there is room):
  * the reader finds the first NUL by whole words for names of 4 bytes and
  * more, so each length and position must name the bone by the bytes
- * before the first NUL, exactly as strnlen does. */
+ * before the first NUL. */
 START_TEST(t_name_lengths_and_nuls)
 {
     enum { LONGEST = 20 };
@@ -959,50 +974,9 @@ START_TEST(t_name_lengths_and_nuls)
             }
             lens[count] = len;
         }
-    buf b = { 0 };
-    b_tag(&b, "EANM");
-    b_u32(&b, 0x00060000u);
-    b_tag(&b, "FRMS");
-    b_u32(&b, 2);
-    b_tag(&b, "BMAP");
-    b_u32(&b, (uint32_t)count);
-    for (size_t i = 0; i < count; i++) {
-        b_u32(&b, lens[i]);
-        b_put(&b, names[i], lens[i]);
-    }
-    b_tag(&b, "FRM2");
-    b_u16(&b, 0);
-    b_u8(&b, 1);
-    b_u8(&b, (uint8_t)(count - 1));
-    b_u16(&b, 0x08);
     ak_registry *reg = reg_anm();
-    ak_doc *doc = read_params(reg, b.p, b.n, NULL);
-    const ak_clip *c = doc->clips[0];
-    ck_assert_uint_eq(c->track_count, count);
-    for (size_t i = 0; i < count; i++) {
-        char expect[LONGEST + 1];
-        size_t n = strnlen((const char *)names[i], lens[i]);
-        memcpy(expect, names[i], n);
-        expect[n] = '\0';
-        ck_assert_str_eq(c->tracks[i]->bone, expect);
-        const ak_prop *np = ak_prop_get(&c->tracks[i]->props, ANM_P_NAME);
-        if (n == lens[i]) {
-            ck_assert_ptr_null(np);
-        } else {
-            ck_assert_ptr_nonnull(np);
-            ck_assert_uint_eq(np->size, lens[i]);
-            ck_assert(memcmp(np->data, names[i], lens[i]) == 0);
-        }
-    }
-    ak_report rep = { 0 };
-    size_t n;
-    unsigned char *o = write_params(reg, doc, NULL, &n, &rep);
-    ck_assert_uint_eq(n, b.n);
-    ck_assert(memcmp(o, b.p, n) == 0);
-    ak_buffer_free(reg, o);
-    ak_doc_free(doc);
+    ak_doc_free(read_names(reg, names[0], sizeof names[0], lens, count));
     ak_registry_free(reg);
-    free(b.p);
 }
 END_TEST
 
