@@ -466,12 +466,9 @@ ak_clip *ak_doc_find_clip(const ak_doc *doc, const char *name)
 
 static const ak_track blank_track = { .weight = 1.0, .skeleton_bone = -1 };
 
-ak_track *ak_track_add(ak_clip *clip, const char *bone)
-{
-    return ak_track_add_n(clip, bone, bone ? strlen(bone) : 0);
-}
-
-ak_track *ak_track_add_n(ak_clip *clip, const char *bone, size_t len)
+/* Both entry points inline this: one calling the other went through the
+ * PLT, as any call to an exported function does. */
+static inline ak_track *track_add(ak_clip *clip, const char *bone, size_t len)
 {
     void *items = clip->tracks;
     if (!arena_grow(clip->doc, &items, &clip->track_capacity_, clip->track_count + 1, sizeof(ak_track *), 0))
@@ -496,6 +493,13 @@ ak_track *ak_track_add_n(ak_clip *clip, const char *bone, size_t len)
     clip->tracks[clip->track_count++] = t;
     return t;
 }
+
+ak_track *ak_track_add(ak_clip *clip, const char *bone)
+{
+    return track_add(clip, bone, bone ? strlen(bone) : 0);
+}
+
+ak_track *ak_track_add_n(ak_clip *clip, const char *bone, size_t len) { return track_add(clip, bone, len); }
 
 ak_status ak_track_set_bone(ak_track *track, const char *bone)
 {
