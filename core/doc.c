@@ -467,7 +467,7 @@ ak_clip *ak_doc_find_clip(const ak_doc *doc, const char *name)
 static const ak_track blank_track = { .weight = 1.0, .skeleton_bone = -1 };
 
 /* Both entry points inline this: one calling the other went through the
- * PLT, as any call to an exported function does. */
+ * GOT, as any call to an exported function does. */
 static inline ak_track *track_add(ak_clip *clip, const char *bone, size_t len)
 {
     void *items = clip->tracks;

@@ -91,7 +91,7 @@
  *              1.5 - ak_track_add_n(): a track named by a length and bytes
  *                    that need not end in a NUL, as names lie in files
  *                    (copying one out to terminate it, then the core
- *                    measuring the copy, was a quarter of a read of
+ *                    measuring the copy, was a fifth of a read of
  *                    citroen_bodyback.anm). ak_codec is unchanged; 1.0 to
  *                    1.4 plugins keep loading (tests/plugins/minor14.c
  *                    and the older ones).

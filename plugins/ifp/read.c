@@ -41,14 +41,22 @@ static ak_status chk(ifp_rd *d, ak_status st, int64_t off)
     return ak_fail(d->job, st, off, "out of memory");
 }
 
+/* The length of a fixed field's text, and whether the field is that text
+ * + zeros. */
+static size_t field_span(const unsigned char *p, size_t n, int *canonical)
+{
+    size_t len = ifp_field_len(p, n);
+    *canonical = ifp_field_zero_padded(p, n, len);
+    return len;
+}
+
 /* Copies the text of a fixed field into buf (at most n bytes + NUL), and
  * says whether the field is that text + zeros. */
 static const char *field_text(char *buf, const unsigned char *p, size_t n, int *canonical)
 {
-    size_t len = ifp_field_len(p, n);
+    size_t len = field_span(p, n, canonical);
     memcpy(buf, p, len);
     buf[len] = '\0';
-    *canonical = ifp_field_zero_padded(p, n, len);
     return buf;
 }
 
@@ -56,8 +64,7 @@ static const char *field_text(char *buf, const unsigned char *p, size_t n, int *
  * copy made to terminate the name stalled the core's measuring of it. */
 static ak_track *add_track_named(ak_clip *clip, const unsigned char *p, size_t n, int *canonical)
 {
-    size_t len = ifp_field_len(p, n);
-    *canonical = ifp_field_zero_padded(p, n, len);
+    size_t len = field_span(p, n, canonical);
     return ak_track_add_n(clip, (const char *)p, len);
 }
 
