@@ -980,6 +980,42 @@ START_TEST(t_name_lengths_and_nuls)
 }
 END_TEST
 
+/* A BMAP cut inside a name: the error names the field and its offset, as
+ * worked out by hand. EANM 0, FRMS 8, BMAP 16, count 20; "Root" length at
+ * 24, bytes 28-31; "arm" length at 32, bytes 36-38; "hand" length at 39,
+ * bytes 43-46. The count's own check needs 3 x 4 bytes after 24, so cuts
+ * from 36 on reach the names. */
+START_TEST(t_bmap_cut_in_a_name)
+{
+    buf b = { 0 };
+    static const char *const bones[] = { "Root", "arm", "hand" };
+    b_header(&b, ANM_V60, 2, bones, 3);
+    ck_assert_uint_eq(b.n, 47);
+    ak_registry *reg = reg_anm();
+    for (size_t cut = 36; cut < b.n; cut++) {
+        const char *what = cut < 39 ? "bone name" : cut < 43 ? "32-bit value" : "bone name";
+        int64_t at = cut < 39 ? 36 : cut < 43 ? 39 : 43;
+        size_t need = cut < 39 ? 3 : cut < 43 ? 4 : 4;
+        char text[160];
+        snprintf(text, sizeof text, "truncated %s: %zu bytes needed, %zu left", what, need, cut - (size_t)at);
+        ak_report rep = { 0 };
+        ak_doc *doc = NULL;
+        ak_options o = { sizeof o, "anm", "cut.anm", NULL, 0, 0 };
+        ck_assert_int_eq(ak_read(reg, b.p, cut, &o, &doc, &rep), AK_E_DATA);
+        ck_assert_ptr_null(doc);
+        ck_assert_msg(rep.offset == at, "cut %zu: offset %lld, expected %lld", cut, (long long)rep.offset,
+                      (long long)at);
+        ck_assert_msg(strstr(rep.message, text) != NULL, "cut %zu: '%s' lacks '%s'", cut, rep.message, text);
+    }
+    ak_doc *whole = read_params(reg, b.p, b.n, NULL);
+    ck_assert_uint_eq(whole->clips[0]->track_count, 3);
+    ck_assert_str_eq(whole->clips[0]->tracks[2]->bone, "hand");
+    ak_doc_free(whole);
+    ak_registry_free(reg);
+    free(b.p);
+}
+END_TEST
+
 START_TEST(t_handbuilt)
 {
     ak_doc *doc = ak_doc_new();
@@ -1857,6 +1893,7 @@ int main(void)
     tcase_add_test(tc, t_handbuilt);
     tcase_add_test(tc, t_name_with_nul);
     tcase_add_test(tc, t_name_lengths_and_nuls);
+    tcase_add_test(tc, t_bmap_cut_in_a_name);
     tcase_add_test(tc, t_unkeyed_bone);
     tcase_add_loop_test(tc, t_replay_matches_regular, 0, (int)NSAMPLES);
     tcase_add_test(tc, t_clip_props_honoured);
