@@ -896,6 +896,8 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *so
     ak_status s = AK_OK;
     unsigned char *bone_mesh = *mesh;
     size_t mesh_at = 0;
+    /* The keys, the records table and the mesh bodies in frame order, in
+     * one pass. */
     for (size_t i = 0; i < n && s == AK_OK; i++) {
         const rec *x = &sorted[i];
         double time = x->frame / fps;
@@ -905,10 +907,6 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *so
         } else {
             s = fill_frm2(st, cf, x, time);
         }
-    }
-    /* The records table; the mesh bodies in frame order. */
-    for (size_t i = 0; i < n && s == AK_OK; i++) {
-        const rec *x = &sorted[i];
         uint32_t mesh_off = 0, mesh_size = 0;
         if (x->flags & ANM_F_MESH) {
             mesh_off = (uint32_t)mesh_at;
@@ -932,7 +930,7 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *so
     }
     if (s == AK_OK && mirrored)
         s = ak_prop_set_int(doc, &t->props, ANM_P_MIRRORED, 1);
-    if (matrs != few)
+    if (matrs && matrs != few)
         ak_job_free(st->job, matrs);
     if (mesh_at)
         *mesh = bone_mesh + mesh_at;
