@@ -831,7 +831,8 @@ static ak_status fill_frm2(reader_state *st, chan_fill *cf, const rec *x, double
 }
 
 /* Keys, records table and mesh blob of one bone the file keys (n > 0).
- * `table` has room for the n records; the bone's mesh bodies go to *mesh, which advances. */
+ * `table` has room for the n records; the bone's mesh bodies go to
+ * *mesh, which advances. */
 static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *sorted, size_t n, double fps,
                              unsigned char *table, unsigned char **mesh, size_t *mesh_total, unsigned *bad_mats)
 {
@@ -976,6 +977,15 @@ static inline size_t name_len(const unsigned char *p, size_t n)
     return nul ? (size_t)(nul - p) : n;
 }
 
+/* The length of the uint32-length name at `pos` in the reader's window,
+ * in *n (0 when fewer than 4 bytes are left); 1 when its bytes fit. */
+static inline int bmap_name_fits(const ak_reader *r, size_t pos, uint32_t *n)
+{
+    size_t left = r->size - pos;
+    *n = left >= 4 ? ak_peek_u32(r->data + pos) : 0;
+    return left >= 4 && *n <= left - 4;
+}
+
 static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
 {
     ak_job *job = st->job;
@@ -1063,16 +1073,9 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
         size_t p = r->pos, end = r->size;
         int ok = 1;
         for (uint32_t i = 0; ok && i < st->bones; i++) {
-            if (end - p < 4) {
-                ok = 0;
-                break;
-            }
-            uint32_t n = ak_load_u32(r->data + p);
-            p += 4;
-            if (n > end - p)
-                ok = 0;
-            else
-                p += n;
+            uint32_t n;
+            ok = bmap_name_fits(r, p, &n);
+            p += 4 + (size_t)n;
         }
         if (ok && p != end)
             ok = end - p >= 4 && (!memcmp(r->data + p, "FRMN", 4) || !memcmp(r->data + p, "FRM2", 4) ||
@@ -1088,9 +1091,8 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
      * the reader, whose own calls report it as before. */
     size_t pos = r->pos;
     for (uint32_t i = 0; i < st->bones; i++) {
-        size_t left = r->size - pos;
-        uint32_t n = left >= 4 ? ak_peek_u32(r->data + pos) : 0;
-        if (left < 4 || n > left - 4) {
+        uint32_t n;
+        if (!bmap_name_fits(r, pos, &n)) {
             r->pos = pos;
             if (ak_take_u32(r, "32-bit value"))
                 ak_take(r, n, "bone name");

@@ -993,9 +993,10 @@ START_TEST(t_bmap_cut_in_a_name)
     ck_assert_uint_eq(b.n, 47);
     ak_registry *reg = reg_anm();
     for (size_t cut = 36; cut < b.n; cut++) {
-        const char *what = cut < 39 ? "bone name" : cut < 43 ? "32-bit value" : "bone name";
+        int in_length = cut >= 39 && cut < 43; /* "hand"'s length field */
+        const char *what = in_length ? "32-bit value" : "bone name";
         int64_t at = cut < 39 ? 36 : cut < 43 ? 39 : 43;
-        size_t need = cut < 39 ? 3 : cut < 43 ? 4 : 4;
+        size_t need = cut < 39 ? 3 : 4;
         char text[160];
         snprintf(text, sizeof text, "truncated %s: %zu bytes needed, %zu left", what, need, cut - (size_t)at);
         ak_report rep = { 0 };
