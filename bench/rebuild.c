@@ -4,9 +4,10 @@
  * Its read parses nothing: it builds, into the document ak_read() gives
  * it, a copy of a document decoded before (the same clips, tracks, keys,
  * stored bytes, events, bones and properties), through the calls a reader
- * makes (ak_track_add, ak_keys_append_uninit, one ak_doc_store per track,
- * ak_keys_set_raw per run of keys whose stored bytes have one size,
- * ak_prop_set_*). Run through ak_read() like any codec, it gets the same
+ * makes (ak_track_add, one ak_doc_store per track, a track's keys with
+ * ak_track_keys_append_uninit or a lone channel's with
+ * ak_keys_append_uninit, ak_keys_set_raw per run of a channel's keys whose
+ * stored bytes have one size, ak_prop_set_*). Run through ak_read() like any codec, it gets the same
  * job, memory pool and first arena block as a real read, minus the probe.
  * Timed, it is the floor under a read of that document while the core's
  * constructors cost what they cost: the rest of a read's time is probing
@@ -50,13 +51,11 @@ static int copy_props(ak_doc *doc, ak_props *to, const ak_props *from)
     return 1;
 }
 
-/* The channel's keys, their stored bytes copied to `*raw` (which
- * advances) and attached one run of equal sizes at a time. */
-static int copy_channel(ak_track *track, ak_channel_kind kind, const ak_channel *from, unsigned char **raw)
+/* The channel's keys into `keys` (appended, not yet set), their stored
+ * bytes copied to `*raw` (which advances) and attached one run of equal
+ * sizes at a time. */
+static int copy_channel(ak_key *keys, const ak_channel *from, unsigned char **raw)
 {
-    ak_key *keys = ak_keys_append_uninit(track, kind, from->count);
-    if (!keys)
-        return 0;
     size_t run = 0;
     for (size_t i = 0; i < from->count; i++) {
         const ak_key *k = &from->keys[i];
@@ -94,8 +93,25 @@ static int copy_track(ak_doc *doc, ak_clip *clip, const ak_track *from)
     unsigned char *raw = raw_bytes ? ak_doc_store(doc, NULL, raw_bytes) : NULL;
     if (raw_bytes && !raw)
         return 0;
+    /* A track's channels in one call when it keys more than one, as the
+     * anm reader does; a channel alone with the call for one. */
+    size_t counts[AK_CHANNELS];
+    ak_key *keys[AK_CHANNELS];
+    int keyed = 0, only = 0;
+    for (int c = 0; c < AK_CHANNELS; c++) {
+        counts[c] = from->channel[c].count;
+        keys[c] = NULL;
+        if (counts[c]) {
+            keyed++;
+            only = c;
+        }
+    }
+    if (keyed == 1 && !(keys[only] = ak_keys_append_uninit(t, (ak_channel_kind)only, counts[only])))
+        return 0;
+    if (keyed > 1 && ak_track_keys_append_uninit(t, counts, keys) != AK_OK)
+        return 0;
     for (int c = 0; c < AK_CHANNELS; c++)
-        if (from->channel[c].count && !copy_channel(t, (ak_channel_kind)c, &from->channel[c], &raw))
+        if (counts[c] && !copy_channel(keys[c], &from->channel[c], &raw))
             return 0;
     return 1;
 }

@@ -596,6 +596,67 @@ ak_key *ak_keys_append_uninit(ak_track *track, ak_channel_kind kind, size_t coun
     return first;
 }
 
+/* Undoes the appends of channels before `upto` after a later one failed. */
+static void keys_unappend(ak_track *track, const size_t counts[AK_CHANNELS], ak_key *first[AK_CHANNELS], int upto)
+{
+    for (int c = 0; c < upto; c++)
+        if (first[c]) {
+            track->channel[c].count -= counts[c];
+            first[c] = NULL;
+        }
+}
+
+ak_status ak_track_keys_append_uninit(ak_track *track, const size_t counts[AK_CHANNELS], ak_key *first[AK_CHANNELS])
+{
+    if (!track || !counts || !first)
+        return AK_E_USAGE;
+    size_t total = 0;
+    int all_empty = 1;
+    for (int c = 0; c < AK_CHANNELS; c++) {
+        first[c] = NULL;
+        if (counts[c] > SIZE_MAX / 2 / sizeof(ak_key) - total)
+            return AK_E_LIMIT;
+        total += counts[c];
+        if (counts[c] && (track->channel[c].capacity_ || track->channel[c].count))
+            all_empty = 0;
+    }
+    if (!total)
+        return AK_OK;
+    if (!all_empty) { /* keys that are there already stay where they are: each channel grows on its own */
+        for (int c = 0; c < AK_CHANNELS; c++)
+            if (counts[c] && !(first[c] = ak_keys_append_uninit(track, (ak_channel_kind)c, counts[c]))) {
+                keys_unappend(track, counts, first, c);
+                return AK_E_NOMEM;
+            }
+        return AK_OK;
+    }
+    /* One grant and one allocation for the track instead of one of each a
+     * channel (hmmwv.anm: 192 channels in 64 tracks). */
+    ak_doc *doc = track->clip->doc;
+    if (!heap_grant_keys(doc_heap(doc), total * sizeof(ak_key)))
+        return AK_E_NOMEM;
+    ak_key *block = arena_alloc(doc, total * sizeof(ak_key)), *at = block, *last = block;
+    if (!block)
+        return AK_E_NOMEM;
+    for (int c = 0; c < AK_CHANNELS; c++) {
+        if (!counts[c])
+            continue;
+        ak_channel *ch = &track->channel[c];
+        ch->keys = first[c] = last = at;
+        ch->count = ch->capacity_ = counts[c];
+        at += counts[c];
+    }
+    /* arena_grow_to() grows the newest allocation where it lies: that may
+     * only be the last channel's keys, which nothing follows. */
+    doc_private(doc)->arena_last = last;
+    for (ak_key *k = block; k < at; k++) {
+        k->raw = NULL;
+        k->raw_size = 0;
+        k->flags_ = 0;
+    }
+    return AK_OK;
+}
+
 ak_status ak_key_set_raw(ak_track *track, ak_key *key, const void *raw, size_t size)
 {
     if (size > UINT32_MAX)

@@ -343,6 +343,19 @@ AK_API ak_key *ak_keys_append(ak_track *track, ak_channel_kind kind, size_t coun
  * raw is NULL and the key unattached until ak_keys_set_raw(). Saves
  * clearing memory that is about to be overwritten. */
 AK_API ak_key *ak_keys_append_uninit(ak_track *track, ak_channel_kind kind, size_t count);
+/* ak_keys_append_uninit() for every channel of a track at once (API 1.6):
+ * counts[c] more keys at the end of channel c (0: none), left as that call
+ * leaves them; first[c] gets channel c's first new key, NULL where counts[c]
+ * is 0. When every channel asked for was empty, all the new keys are one
+ * block in channel order (a channel's first key follows the last key of the
+ * channel before it that was asked for), so that one ak_keys_set_raw() call
+ * may attach a run of equal-sized stored bytes that crosses channels. All or
+ * nothing: AK_E_NOMEM (out of memory or over the read's limit) and
+ * AK_E_LIMIT (counts beyond any memory) leave every channel as it was;
+ * AK_E_USAGE for a NULL argument. Each pointer is valid until keys are next
+ * added to its channel. */
+AK_API ak_status ak_track_keys_append_uninit(ak_track *track, const size_t counts[AK_CHANNELS],
+                                             ak_key *first[AK_CHANNELS]);
 /* Copies `size` bytes into the document once (API 1.2) and returns the
  * copy, which lives as long as the document; NULL when out of memory or
  * over the read's limit. `bytes` NULL gives `size` zeroed bytes for the

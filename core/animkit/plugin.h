@@ -95,6 +95,14 @@
  *                    citroen_bodyback.anm). ak_codec is unchanged; 1.0 to
  *                    1.4 plugins keep loading (tests/plugins/minor14.c
  *                    and the older ones).
+ *              1.6 - ak_track_keys_append_uninit(): a track's keys for all
+ *                    its channels in one call and, when the channels were
+ *                    empty, one block in channel order, so that one
+ *                    ak_keys_set_raw() attaches stored bytes of one size
+ *                    across channels (a call of each per channel was a
+ *                    tenth of a read of hmmwv.anm). ak_codec is unchanged;
+ *                    1.0 to 1.5 plugins keep loading (tests/plugins/
+ *                    minor15.c and the older ones).
  */
 #ifndef ANIMKIT_PLUGIN_H
 #define ANIMKIT_PLUGIN_H
@@ -108,7 +116,7 @@ extern "C" {
 #endif
 
 #define AK_ABI_MAJOR 1
-#define AK_ABI_MINOR 5
+#define AK_ABI_MINOR 6
 
 /* Name of the entry symbol and its type. */
 #define AK_CODEC_ENTRY "animkit_codec"

@@ -718,6 +718,17 @@ static ak_status fill_flush(chan_fill *cf)
     return s;
 }
 
+/* 1 when `a`'s pending run ends its channel and `b`'s begins right after
+ * it, keys and stored bytes both, with bytes of one size: one
+ * ak_keys_set_raw() call then attaches the two (a bone's rotation and
+ * translation keys of FRM2 records, which ak_track_keys_append_uninit()
+ * put in one block). */
+static inline int runs_join(const chan_fill *a, const chan_fill *b)
+{
+    return a->next == a->end && a->next != a->run && b->run == a->end && b->run_raw == a->raw &&
+           b->run_size == a->run_size;
+}
+
 /* The channel's next key with its tick, time and `size` stored bytes; the
  * caller sets all four of v (values it does not use to 0: set here first,
  * they were stored twice). NULL when the channel is full (not counted beforehand:
@@ -885,11 +896,11 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *so
     if (raw_bytes && !rb)
         return ak_fail(st->job, AK_E_NOMEM, -1, "out of memory");
     chan_fill cf[AK_CHANNELS];
+    ak_key *keys[AK_CHANNELS];
+    if (ak_track_keys_append_uninit(t, counts, keys) != AK_OK)
+        return ak_fail(st->job, AK_E_NOMEM, -1, "out of memory");
     for (int c = 0; c < AK_CHANNELS; c++) {
-        ak_key *keys = NULL;
-        if (counts[c] && !(keys = ak_keys_append_uninit(t, (ak_channel_kind)c, counts[c])))
-            return ak_fail(st->job, AK_E_NOMEM, -1, "out of memory");
-        fill_init(&cf[c], keys, counts[c], rb);
+        fill_init(&cf[c], keys[c], counts[c], rb);
         if (raw[c])
             rb += raw[c];
     }
@@ -918,6 +929,11 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *so
         anm_extra_store(table + i * ANM_EXTRA_SIZE, x->frame, x->flags, x->kind, x->order, mesh_off, mesh_size);
     }
     for (int c = 0; c < AK_CHANNELS && s == AK_OK; c++) {
+        if (c + 1 < AK_CHANNELS && runs_join(&cf[c], &cf[c + 1])) {
+            cf[c + 1].run = cf[c].run;
+            cf[c + 1].run_raw = cf[c].run_raw;
+            continue;
+        }
         s = fill_flush(&cf[c]);
         if (cf[c].next != cf[c].end) /* counted but not filled (never seen): cleared, not left unset */
             memset(cf[c].next, 0, (size_t)(cf[c].end - cf[c].next) * sizeof(ak_key));

@@ -214,6 +214,84 @@ START_TEST(bulk_fingerprint_agrees_with_the_single_key_check)
 }
 END_TEST
 
+/* A track's keys for several channels in one call (ABI 1.6): empty
+ * channels get one block in channel order, so one ak_keys_set_raw()
+ * attaches a run across two of them; later growth of any channel keeps
+ * every other channel's keys; channels that hold keys grow in place. */
+START_TEST(track_keys_appended_in_one_block)
+{
+    ak_doc *doc = ak_doc_new();
+    ak_track *t = ak_track_add(ak_clip_add(doc, "c"), "b");
+    /* Stored first, so that the keys are the newest allocation when the
+     * first channel grows below. */
+    unsigned char *block = ak_doc_store(doc, NULL, 5 * 12);
+    size_t counts[AK_CHANNELS] = { 2, 3, 0, 1 };
+    ak_key *first[AK_CHANNELS];
+    ck_assert_int_eq(ak_track_keys_append_uninit(t, counts, first), AK_OK);
+    ck_assert_ptr_null(first[AK_SCALE]);
+    ck_assert_ptr_eq(first[AK_TRANSLATION], first[AK_ROTATION] + 2);
+    ck_assert_ptr_eq(first[AK_VISIBILITY], first[AK_TRANSLATION] + 3);
+    for (int c = 0; c < AK_CHANNELS; c++) {
+        ck_assert_uint_eq(t->channel[c].count, counts[c]);
+        ck_assert_ptr_eq(t->channel[c].keys, counts[c] ? first[c] : NULL);
+        for (size_t i = 0; i < counts[c]; i++)
+            ck_assert(first[c][i].raw == NULL && first[c][i].raw_size == 0 && ak_key_changed(&first[c][i]) == 1);
+    }
+    /* Rotation and translation: five keys, one run of 12-byte records. */
+    ak_key *k = first[AK_ROTATION];
+    for (int i = 0; i < 6; i++) {
+        k[i].time = i;
+        k[i].tick = 10 * i;
+        for (int j = 0; j < 4; j++)
+            k[i].v[j] = 100 * i + j;
+    }
+    ck_assert_int_eq(ak_keys_set_raw(k, 5, block, 12, 12), AK_OK);
+    ck_assert_uint_eq(ak_keys_unchanged(t->channel[AK_ROTATION].keys, 2), 2);
+    ck_assert_uint_eq(ak_keys_unchanged(t->channel[AK_TRANSLATION].keys, 3), 3);
+    ck_assert_ptr_eq(t->channel[AK_TRANSLATION].keys[2].raw, block + 4 * 12);
+    ck_assert_int_eq(ak_key_changed(&t->channel[AK_VISIBILITY].keys[0]), 1); /* not attached */
+    /* The first channel grows (into a copy: keys follow it) and then the
+     * last (where it lies: nothing follows): nobody's keys move under
+     * anybody else's. */
+    ak_key *added = ak_key_add(t, AK_ROTATION);
+    ck_assert_ptr_nonnull(added);
+    added->time = 99;
+    ck_assert_ptr_eq(t->channel[AK_TRANSLATION].keys, first[AK_TRANSLATION]);
+    for (int i = 0; i < 3; i++)
+        ck_assert(t->channel[AK_TRANSLATION].keys[i].time == 2 + i);
+    ck_assert(t->channel[AK_ROTATION].keys[1].v[3] == 103 && t->channel[AK_ROTATION].keys[2].time == 99);
+    ck_assert_uint_eq(ak_keys_unchanged(t->channel[AK_ROTATION].keys, 3), 2);
+    ak_key *shown = ak_key_add(t, AK_VISIBILITY);
+    ck_assert_ptr_nonnull(shown);
+    shown->time = 77;
+    ck_assert(t->channel[AK_VISIBILITY].keys[0].time == 5 && t->channel[AK_VISIBILITY].keys[1].time == 77);
+    ck_assert(t->channel[AK_ROTATION].keys[2].time == 99);
+    /* Channels that hold keys grow one by one, the old keys kept. */
+    size_t more[AK_CHANNELS] = { 1, 0, 2, 0 };
+    ck_assert_int_eq(ak_track_keys_append_uninit(t, more, first), AK_OK);
+    ck_assert_uint_eq(t->channel[AK_ROTATION].count, 4);
+    ck_assert_uint_eq(t->channel[AK_SCALE].count, 2);
+    ck_assert_ptr_eq(first[AK_ROTATION], &t->channel[AK_ROTATION].keys[3]);
+    ck_assert_ptr_eq(first[AK_SCALE], t->channel[AK_SCALE].keys);
+    ck_assert(first[AK_TRANSLATION] == NULL && first[AK_VISIBILITY] == NULL);
+    ck_assert(t->channel[AK_ROTATION].keys[2].time == 99 && t->channel[AK_ROTATION].keys[0].v[2] == 2);
+    /* Nothing asked: nothing given. Bad arguments and impossible counts
+     * change nothing. */
+    size_t none[AK_CHANNELS] = { 0, 0, 0, 0 };
+    first[0] = first[1] = k;
+    ck_assert_int_eq(ak_track_keys_append_uninit(t, none, first), AK_OK);
+    ck_assert(first[0] == NULL && first[1] == NULL && first[2] == NULL && first[3] == NULL);
+    ck_assert_int_eq(ak_track_keys_append_uninit(NULL, counts, first), AK_E_USAGE);
+    ck_assert_int_eq(ak_track_keys_append_uninit(t, NULL, first), AK_E_USAGE);
+    ck_assert_int_eq(ak_track_keys_append_uninit(t, counts, NULL), AK_E_USAGE);
+    size_t huge[AK_CHANNELS] = { 0, SIZE_MAX / 2, SIZE_MAX / 2, 0 };
+    ck_assert_int_eq(ak_track_keys_append_uninit(t, huge, first), AK_E_LIMIT);
+    ck_assert_uint_eq(t->channel[AK_TRANSLATION].count, 3);
+    ck_assert_uint_eq(t->channel[AK_SCALE].count, 2);
+    ak_doc_free(doc);
+}
+END_TEST
+
 /* Edits of several words at once that a host makes through the struct:
  * the sign of any set of the six words flipped (mirroring negates two
  * components of a rotation, q -> -q all four), any two words swapped, two
@@ -1073,6 +1151,67 @@ static ak_status greedy_read(ak_job *job, const unsigned char *bytes, size_t siz
 static const ak_codec greedy = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "greedy", "1", "test",
                                  "MIT", "greedy", NULL, greedy_read, NULL, NULL };
 
+/* A codec that asks, for a count in the file, that many scale keys of a
+ * track together with one rotation and one translation key, once on a
+ * track whose translation holds a key (so channels grow one by one) and
+ * once on a fresh track (one block); what each left is kept here. */
+static size_t grown_counts[2][AK_CHANNELS];
+static ak_status grown_status[2];
+
+static ak_status all_or_nothing_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc)
+{
+    ak_reader r;
+    ak_reader_init(&r, job, bytes, size);
+    size_t n = ak_u32(&r);
+    ak_clip *clip = ak_clip_add(doc, "c");
+    ak_track *used = ak_track_add(clip, "used"), *fresh = ak_track_add(clip, "fresh");
+    if (!ak_key_add(used, AK_TRANSLATION))
+        return AK_E_NOMEM;
+    size_t counts[AK_CHANNELS] = { 1, 1, n, 0 };
+    ak_key *first[AK_CHANNELS];
+    ak_track *tracks[2] = { used, fresh };
+    for (int i = 0; i < 2; i++) {
+        grown_status[i] = ak_track_keys_append_uninit(tracks[i], counts, first);
+        for (int c = 0; c < AK_CHANNELS; c++)
+            grown_counts[i][c] = tracks[i]->channel[c].count;
+    }
+    return grown_status[0] != AK_OK ? grown_status[0] : grown_status[1];
+}
+
+static const ak_codec all_or_nothing = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "aon", "1", "test",
+                                         "MIT", "aon", NULL, all_or_nothing_read, NULL, NULL };
+
+/* Over the read's cap, ak_track_keys_append_uninit() adds no key to any
+ * channel, on either path; under it, every channel gets its keys. */
+START_TEST(track_keys_all_or_nothing_over_the_cap)
+{
+    const ak_codec *codecs[] = { &all_or_nothing, NULL };
+    ak_registry *reg = ak_test_registry(codecs);
+    unsigned char bytes[4] = { 0x00, 0x00, 0x10, 0x00 }; /* 1 Mi scale keys */
+    ak_options o = { sizeof o, "aon", "aon.bin", NULL, 64 * 1024, 0 };
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    ck_assert_int_ne(ak_read(reg, bytes, 4, &o, &doc, &rep), AK_OK);
+    ck_assert_ptr_null(doc);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(grown_status[i], AK_E_NOMEM);
+        ck_assert_uint_eq(grown_counts[i][AK_ROTATION], 0);
+        ck_assert_uint_eq(grown_counts[i][AK_TRANSLATION], i == 0 ? 1 : 0);
+        ck_assert_uint_eq(grown_counts[i][AK_SCALE], 0);
+    }
+    unsigned char few[4] = { 7, 0, 0, 0 };
+    ak_report rep2 = { 0 };
+    ck_assert_int_eq(ak_read(reg, few, 4, &o, &doc, &rep2), AK_OK);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_uint_eq(grown_counts[i][AK_ROTATION], 1);
+        ck_assert_uint_eq(grown_counts[i][AK_TRANSLATION], i == 0 ? 2 : 1);
+        ck_assert_uint_eq(grown_counts[i][AK_SCALE], 7);
+    }
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+}
+END_TEST
+
 START_TEST(read_memory_is_capped)
 {
     const ak_codec *codecs[] = { &greedy, NULL };
@@ -1222,6 +1361,8 @@ int main(void)
     tcase_add_test(tc, digest_bytes_is_fnv1a);
     tcase_add_test(tc, bulk_fingerprint_agrees_with_the_single_key_check);
     tcase_add_test(tc, edits_of_several_words_are_detected);
+    tcase_add_test(tc, track_keys_appended_in_one_block);
+    tcase_add_test(tc, track_keys_all_or_nothing_over_the_cap);
     tcase_add_test(tc, key_digests_in_bulk_agree_with_each_key);
     suite_add_tcase(s, tc);
     return ak_test_run(s);

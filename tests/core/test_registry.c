@@ -78,7 +78,7 @@ START_TEST(broken_plugins_are_refused_and_skipped)
 {
     make_tmpdir();
     char text[8192] = "", p[PATH_MAX];
-    const char *names[] = { "akm", "oldminor", "minor11", "minor12", "minor13", "minor14", "badabi", "newminor", "nosym", "small", "dupname" };
+    const char *names[] = { "akm", "oldminor", "minor11", "minor12", "minor13", "minor14", "minor15", "badabi", "newminor", "nosym", "small", "dupname" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         size_t used = strlen(text);
         snprintf(text + used, sizeof text - used, "[plugin %s]\npath = %s\n", names[i],
@@ -103,7 +103,7 @@ START_TEST(broken_plugins_are_refused_and_skipped)
     ak_registry *reg = open_config(text, &rep);
     /* Older minors load (and a 1.1 plugin's scratch memory works); everything
      * else is refused. */
-    ck_assert_uint_eq(ak_registry_count(reg), 6);
+    ck_assert_uint_eq(ak_registry_count(reg), 7);
     ck_assert_str_eq(ak_registry_plugin(reg, 0)->codec->name, "akm");
     ck_assert_str_eq(ak_registry_plugin(reg, 1)->codec->name, "oldminor");
     ck_assert_uint_eq(ak_registry_plugin(reg, 1)->codec->abi_minor, 0);
@@ -155,7 +155,7 @@ START_TEST(broken_plugins_are_refused_and_skipped)
         ck_assert_uint_eq(s.keys[AK_TRANSLATION], 3);
         ak_doc_free(doc);
     }
-    /* A 1.4 plugin reads under the 1.5 core, in full and as an outline. */
+    /* A 1.4 plugin reads under a later core, in full and as an outline. */
     ck_assert_str_eq(ak_registry_plugin(reg, 5)->codec->name, "minor14");
     ck_assert_uint_eq(ak_registry_plugin(reg, 5)->codec->abi_minor, 4);
     for (int outline = 0; outline < 2; outline++) {
@@ -174,6 +174,24 @@ START_TEST(broken_plugins_are_refused_and_skipped)
             ck_assert_uint_eq(t->channel[AK_TRANSLATION].count, 1);
             ck_assert(t->channel[AK_TRANSLATION].keys[0].v[0] == 'y');
         }
+        ak_doc_free(doc);
+    }
+    /* A 1.5 plugin (names from the input, a channel's keys at a time) reads
+     * under the 1.6 core. */
+    ck_assert_str_eq(ak_registry_plugin(reg, 6)->codec->name, "minor15");
+    ck_assert_uint_eq(ak_registry_plugin(reg, 6)->codec->abi_minor, 5);
+    {
+        ak_options opt = { sizeof opt, NULL, "x.m15", NULL, 0, 0 };
+        ak_doc *doc = NULL;
+        ak_report r15 = { 0 };
+        ck_assert_int_eq(ak_read(reg, "M15\npq", 6, &opt, &doc, &r15), AK_OK);
+        ck_assert_uint_eq(doc->clips[0]->track_count, 2);
+        const ak_track *t = doc->clips[0]->tracks[1];
+        ck_assert_str_eq(t->bone, "q");
+        ck_assert_uint_eq(t->channel[AK_ROTATION].count, 1);
+        ck_assert(t->channel[AK_TRANSLATION].keys[0].v[0] == 'q');
+        ck_assert_int_eq(t->channel[AK_TRANSLATION].keys[0].raw[0], 'q');
+        ck_assert_uint_eq(ak_keys_unchanged(t->channel[AK_ROTATION].keys, 1), 1);
         ak_doc_free(doc);
     }
     const char *why;
@@ -213,7 +231,7 @@ START_TEST(autoload_and_disable)
     snprintf(text, sizeof text,
              "[animkit]\nplugin_dir = %s\n[plugin badabi]\nenabled = no\n[plugin newminor]\nenabled = no\n"
              "[plugin nosym]\nenabled = no\n[plugin small]\nenabled = no\n[plugin dupname]\nenabled = no\n"
-             "[plugin rival]\nenabled = no\n[plugin oldminor]\nenabled = no\n[plugin minor11]\nenabled = no\n[plugin minor12]\nenabled = no\n[plugin minor13]\nenabled = no\n[plugin minor14]\nenabled = no\n"
+             "[plugin rival]\nenabled = no\n[plugin oldminor]\nenabled = no\n[plugin minor11]\nenabled = no\n[plugin minor12]\nenabled = no\n[plugin minor13]\nenabled = no\n[plugin minor14]\nenabled = no\n[plugin minor15]\nenabled = no\n"
              "[plugin hidden]\nenabled = no\n[plugin mangled]\nenabled = no\n[plugin hiddenok]\nenabled = no\n",
              p);
     ak_report rep = { 0 };
