@@ -59,7 +59,7 @@ __attribute__((target("avx512f,avx512dq"))) static inline uint64_t fingerprint_o
 
 /* Each key's values are loaded before its own stores: a load that
  * follows a store into the same key waits for it. */
-__attribute__((target("avx512f,avx512dq"))) static void attach_avx512(ak_key *keys, size_t count,
+__attribute__((target("avx512f,avx512dq"), aligned(64))) static void attach_avx512(ak_key *keys, size_t count,
                                                                       const unsigned char *base, size_t stride,
                                                                       size_t size)
 {
@@ -71,7 +71,7 @@ __attribute__((target("avx512f,avx512dq"))) static void attach_avx512(ak_key *ke
     }
 }
 
-__attribute__((target("avx512f,avx512dq"))) static size_t unchanged_avx512(const ak_key *keys, size_t count)
+__attribute__((target("avx512f,avx512dq"), aligned(64))) static size_t unchanged_avx512(const ak_key *keys, size_t count)
 {
     const __m512i factor = _mm512_loadu_si512(lane_factor), turn = _mm512_loadu_si512(lane_turn);
     size_t i = 0;
