@@ -7,8 +7,9 @@
  * makes (ak_track_add, one ak_doc_store per track, a track's keys with
  * ak_track_keys_append_uninit or a lone channel's with
  * ak_keys_append_uninit, ak_keys_set_raw per run of a channel's keys whose
- * stored bytes have one size, ak_prop_set_*). Run through ak_read() like any codec, it gets the same
- * job, memory pool and first arena block as a real read, minus the probe.
+ * stored bytes have one size, ak_prop_set_*). Run through ak_read() like
+ * any codec, it gets the same job, memory pool and first arena block as a
+ * real read, minus the probe.
  * Timed, it is the floor under a read of that document while the core's
  * constructors cost what they cost: the rest of a read's time is probing
  * and the reader's own work.
