@@ -4,12 +4,11 @@
  * Its read parses nothing: it builds, into the document ak_read() gives
  * it, a copy of a document decoded before (the same clips, tracks, keys,
  * stored bytes, events, bones and properties), through the calls a reader
- * makes (ak_track_add, one ak_doc_store per track, a track's keys with
- * ak_track_keys_append_uninit or a lone channel's with
- * ak_keys_append_uninit, ak_keys_set_raw per run of a channel's keys whose
- * stored bytes have one size, ak_prop_set_*). Run through ak_read() like
- * any codec, it gets the same job, memory pool and first arena block as a
- * real read, minus the probe.
+ * makes (ak_track_add, one ak_doc_store and one
+ * ak_track_keys_append_uninit per keyed track, ak_keys_set_raw per run of
+ * a channel's keys whose stored bytes have one size, ak_prop_set_*). Run
+ * through ak_read() like any codec, it gets the same job, memory pool and
+ * first arena block as a real read, minus the probe.
  * Timed, it is the floor under a read of that document while the core's
  * constructors cost what they cost: the rest of a read's time is probing
  * and the reader's own work.
@@ -94,22 +93,13 @@ static int copy_track(ak_doc *doc, ak_clip *clip, const ak_track *from)
     unsigned char *raw = raw_bytes ? ak_doc_store(doc, NULL, raw_bytes) : NULL;
     if (raw_bytes && !raw)
         return 0;
-    /* A track's channels in one call when it keys more than one, as the
-     * anm reader does; a channel alone with the call for one. */
+    /* A keyed track's channels in one call, as the anm reader asks. */
     size_t counts[AK_CHANNELS];
     ak_key *keys[AK_CHANNELS];
-    int keyed = 0, only = 0;
-    for (int c = 0; c < AK_CHANNELS; c++) {
-        counts[c] = from->channel[c].count;
-        keys[c] = NULL;
-        if (counts[c]) {
-            keyed++;
-            only = c;
-        }
-    }
-    if (keyed == 1 && !(keys[only] = ak_keys_append_uninit(t, (ak_channel_kind)only, counts[only])))
-        return 0;
-    if (keyed > 1 && ak_track_keys_append_uninit(t, counts, keys) != AK_OK)
+    int keyed = 0;
+    for (int c = 0; c < AK_CHANNELS; c++)
+        keyed |= (counts[c] = from->channel[c].count) != 0;
+    if (keyed && ak_track_keys_append_uninit(t, counts, keys) != AK_OK)
         return 0;
     for (int c = 0; c < AK_CHANNELS; c++)
         if (counts[c] && !copy_channel(keys[c], &from->channel[c], &raw))

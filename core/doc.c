@@ -585,14 +585,21 @@ ak_key *ak_keys_append(ak_track *track, ak_channel_kind kind, size_t count)
     return first;
 }
 
+/* New keys without stored bytes: the fingerprint counts only once attached. */
+static void keys_unattached(ak_key *keys, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        keys[i].raw = NULL;
+        keys[i].raw_size = 0;
+        keys[i].flags_ = 0;
+    }
+}
+
 ak_key *ak_keys_append_uninit(ak_track *track, ak_channel_kind kind, size_t count)
 {
     ak_key *first = keys_grow(track, kind, count);
-    for (size_t i = 0; first && i < count; i++) { /* the fingerprint counts only once attached */
-        first[i].raw = NULL;
-        first[i].raw_size = 0;
-        first[i].flags_ = 0;
-    }
+    if (first)
+        keys_unattached(first, count);
     return first;
 }
 
@@ -611,18 +618,21 @@ ak_status ak_track_keys_append_uninit(ak_track *track, const size_t counts[AK_CH
     if (!track || !counts || !first)
         return AK_E_USAGE;
     size_t total = 0;
-    int all_empty = 1;
+    int all_empty = 1, asked = 0;
     for (int c = 0; c < AK_CHANNELS; c++) {
         first[c] = NULL;
         if (counts[c] > SIZE_MAX / 2 / sizeof(ak_key) - total)
             return AK_E_LIMIT;
         total += counts[c];
+        asked += counts[c] != 0;
         if (counts[c] && (track->channel[c].capacity_ || track->channel[c].count))
             all_empty = 0;
     }
     if (!total)
         return AK_OK;
-    if (!all_empty) { /* keys that are there already stay where they are: each channel grows on its own */
+    /* Keys that are there already stay where they are, and one channel
+     * alone is one block either way: each channel grows on its own. */
+    if (!all_empty || asked == 1) {
         for (int c = 0; c < AK_CHANNELS; c++)
             if (counts[c] && !(first[c] = ak_keys_append_uninit(track, (ak_channel_kind)c, counts[c]))) {
                 keys_unappend(track, counts, first, c);
@@ -649,11 +659,7 @@ ak_status ak_track_keys_append_uninit(ak_track *track, const size_t counts[AK_CH
     /* arena_grow_to() grows the newest allocation where it lies: that may
      * only be the last channel's keys, which nothing follows. */
     doc_private(doc)->arena_last = last;
-    for (ak_key *k = block; k < at; k++) {
-        k->raw = NULL;
-        k->raw_size = 0;
-        k->flags_ = 0;
-    }
+    keys_unattached(block, total);
     return AK_OK;
 }
 

@@ -275,6 +275,14 @@ START_TEST(track_keys_appended_in_one_block)
     ck_assert_ptr_eq(first[AK_SCALE], t->channel[AK_SCALE].keys);
     ck_assert(first[AK_TRANSLATION] == NULL && first[AK_VISIBILITY] == NULL);
     ck_assert(t->channel[AK_ROTATION].keys[2].time == 99 && t->channel[AK_ROTATION].keys[0].v[2] == 2);
+    /* One channel alone, on a fresh track. */
+    ak_track *lone = ak_track_add(t->clip, "lone");
+    size_t scale_only[AK_CHANNELS] = { 0, 0, 4, 0 };
+    ck_assert_int_eq(ak_track_keys_append_uninit(lone, scale_only, first), AK_OK);
+    ck_assert(first[0] == NULL && first[1] == NULL && first[3] == NULL);
+    ck_assert_ptr_eq(first[AK_SCALE], lone->channel[AK_SCALE].keys);
+    ck_assert_uint_eq(lone->channel[AK_SCALE].count, 4);
+    ck_assert(first[AK_SCALE][3].raw == NULL && ak_key_changed(&first[AK_SCALE][3]) == 1);
     /* Nothing asked: nothing given. Bad arguments and impossible counts
      * change nothing. */
     size_t none[AK_CHANNELS] = { 0, 0, 0, 0 };
