@@ -210,6 +210,18 @@ static const ak_prop *records_prop(const wtrack *wt)
     return rp;
 }
 
+/* Mesh bodies are placed only by the stored records that point into them:
+ * a track whose records property is missing, empty or malformed loses
+ * its mesh animation, which is said rather than done silently (the
+ * writer derives records from the keys, and keys carry no mesh). */
+static void warn_mesh_unplaced(wctx *w, const wtrack *wt)
+{
+    const ak_prop *mp = wt->mesh_prop;
+    if (mp && mp->type == AK_PROP_BYTES && mp->size)
+        ak_warn(w->job, -1, "bone '%s': %zu bytes of mesh animation (%s) have no record in %s to place them and are dropped",
+                wt->t->bone, mp->size, ANM_P_MESH, ANM_P_RECORDS);
+}
+
 /* The track's mirror bit and mesh bodies, from its properties. */
 static inline void take_mesh_and_mirror(wtrack *wt)
 {
@@ -1425,6 +1437,8 @@ static ak_status write_clip(wctx *w)
         wt->records = records_prop(wt);
         if (wt->records)
             nstored += wt->records->size / ANM_EXTRA_SIZE;
+        else
+            warn_mesh_unplaced(w, wt);
         /* Idle (no keys, no stored records): nothing to prepare and no natural
          * records. Most bones of a FRMN file are (citroen_bodyback's 43
          * unkeyed bones were a quarter of writing it). */

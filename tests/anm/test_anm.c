@@ -72,6 +72,30 @@ static unsigned char *write_params(ak_registry *reg, const ak_doc *doc, const ch
     return out;
 }
 
+/* Collects the texts of the warnings a call raises. */
+static void keep_warning(void *user, const ak_message *msg)
+{
+    buf *b = user;
+    if (msg->severity == AK_WARNING) {
+        b_put(b, msg->text, strlen(msg->text));
+        b_put(b, "\n", 2); /* the NUL terminates the text so far */
+        b->n--;
+    }
+}
+
+/* The document written as anm, the texts of its warnings in *warned (a
+ * NUL-terminated string the caller frees). */
+static unsigned char *write_keeping_warnings(ak_registry *reg, const ak_doc *doc, size_t *n, buf *warned)
+{
+    memset(warned, 0, sizeof *warned);
+    b_put(warned, "", 1);
+    warned->n = 0;
+    ak_report rep = { 0 };
+    rep.on_message = keep_warning;
+    rep.user = warned;
+    return write_params(reg, doc, NULL, n, &rep);
+}
+
 static ak_track *track_named(const ak_doc *doc, const char *name)
 {
     const ak_clip *c = doc->clips[0];
@@ -159,6 +183,27 @@ static unsigned char *corpus_file(const char *name, size_t *n)
     return ak_test_corpus_file(rel, n);
 }
 
+/* With each track's anm.records emptied the writer derives the records
+ * from the keys: the same bytes unless the file has mesh records, whose
+ * bodies only stored records place (then a warning says so). */
+static void check_without_records(ak_registry *reg, ak_doc *doc, const unsigned char *data, size_t n, const sample *s)
+{
+    const ak_clip *clip = doc->clips[0];
+    for (size_t t = 0; t < clip->track_count; t++)
+        if (ak_prop_get(&clip->tracks[t]->props, ANM_P_RECORDS))
+            ck_assert_int_eq(ak_prop_set_bytes(doc, &clip->tracks[t]->props, ANM_P_RECORDS, "", 0), AK_OK);
+    buf warned;
+    size_t m;
+    unsigned char *out = write_keeping_warnings(reg, doc, &m, &warned);
+    if (strcmp(s->feature, "mesh") != 0)
+        ck_assert(ak_test_same_bytes(data, n, out, m, s->name));
+    else
+        ck_assert_msg(strstr((const char *)warned.p, "bytes of mesh animation (anm.mesh) have no record") != NULL,
+                      "%s: %s", s->name, (const char *)warned.p);
+    ak_buffer_free(reg, out);
+    free(warned.p);
+}
+
 START_TEST(t_corpus)
 {
     const sample *s = &samples[_i];
@@ -244,6 +289,7 @@ START_TEST(t_corpus)
     ak_doc_free(copy);
     ak_buffer_free(reg, out);
     ak_buffer_free(reg, out2);
+    check_without_records(reg, doc2, data, n, s);
     ak_doc_free(doc2);
     ak_doc_free(doc);
     ak_registry_free(reg);
@@ -1848,6 +1894,82 @@ START_TEST(t_frame_run)
 }
 END_TEST
 
+/* ---- the records tables are optional where the keys say it all ---- */
+
+/* A key's payload: three floats. */
+static void run_vec(run_file *r, float x, float y, float z)
+{
+    b_f32(&r->file, x);
+    b_f32(&r->file, y);
+    b_f32(&r->file, z);
+}
+
+/* A track whose anm.records is emptied (the one way the API gives to drop
+ * a property) is written from its keys: frames, payload flags, the
+ * visibility bits (both at once here, as stored) and the mirror bit (on
+ * every position and rotation record of a mirrored bone) come back byte
+ * for byte. Its mesh bodies cannot: no record places them, and the
+ * writer says they are dropped instead of leaving them out silently. */
+START_TEST(t_records_optional)
+{
+    static const char *const bones[] = { "a", "b", "c" };
+    for (int with_mesh = 0; with_mesh < 2; with_mesh++) {
+        run_file r = { 0 };
+        b_header(&r.file, ANM_V60, 5, bones, 3);
+        for (uint32_t f = 0; f < 5; f++) {
+            unsigned c_keyed = f == 0 || f == 4, b_keyed = f != 1, mesh = with_mesh && f == 3;
+            run_chunk(&r, f, 1 + b_keyed + c_keyed);
+            run_record(&r, 0, ANM_F_POS | ANM_F_ROT | ANM_F_MIRROR);
+            run_vec(&r, (float)f, 1.0f, -2.0f);
+            run_vec(&r, 0.1f * (float)f, 0.0f, 0.2f);
+            if (b_keyed) {
+                unsigned vis = f == 0 ? ANM_F_VIS_ON : f == 2 ? ANM_F_VIS_ON | ANM_F_VIS_OFF : ANM_F_VIS_OFF;
+                run_record(&r, 1, f == 3 ? ANM_F_ROT | (mesh ? ANM_F_MESH : 0) : vis);
+                if (f == 3)
+                    run_vec(&r, 0.0f, 0.3f, 0.0f);
+                if (mesh) {
+                    b_u32(&r.file, 5);
+                    b_put(&r.file, "mesh!", 5);
+                }
+            }
+            if (c_keyed) {
+                run_record(&r, 2, ANM_F_POS | ANM_F_SCALE);
+                run_vec(&r, 0.5f, 0.5f, (float)f);
+                run_vec(&r, 1.0f, 2.0f, 1.0f);
+            }
+        }
+        ak_registry *reg = reg_anm();
+        ak_doc *d = ak_test_read(reg, r.file.p, r.file.n, "optional.anm");
+        const ak_clip *c = d->clips[0];
+        for (size_t t = 0; t < c->track_count; t++) {
+            const ak_prop *rp = ak_prop_get(&c->tracks[t]->props, ANM_P_RECORDS);
+            ck_assert(rp != NULL && rp->size > 0);
+            ck_assert_int_eq(ak_prop_set_bytes(d, &c->tracks[t]->props, ANM_P_RECORDS, "", 0), AK_OK);
+        }
+        buf warned;
+        size_t n;
+        unsigned char *o = write_keeping_warnings(reg, d, &n, &warned);
+        const char *text = (const char *)warned.p;
+        if (!with_mesh) {
+            ck_assert(ak_test_same_bytes(r.file.p, r.file.n, o, n, "written without records tables"));
+            ck_assert_msg(strstr(text, "mesh") == NULL, "%s", text);
+        } else {
+            ck_assert_msg(strstr(text, "bone 'b': 5 bytes of mesh animation") != NULL, "warnings: %s", text);
+            ck_assert_msg(strstr(text, "dropped") != NULL, "%s", text);
+            ck_assert_uint_lt(n, r.file.n);
+            for (size_t i = 0; i + 5 <= n; i++)
+                ck_assert(memcmp(o + i, "mesh!", 5) != 0);
+        }
+        ak_buffer_free(reg, o);
+        ak_doc_free(d);
+        ak_registry_free(reg);
+        free(warned.p);
+        free(r.file.p);
+        free(r.layout.p);
+    }
+}
+END_TEST
+
 START_TEST(t_bad_params)
 {
     static const char *const bones[] = { "a" };
@@ -1902,6 +2024,7 @@ int main(void)
     tcase_add_test(tc, t_bad_input);
     tcase_add_test(tc, t_stored_bits_kept);
     tcase_add_test(tc, t_frame_run);
+    tcase_add_test(tc, t_records_optional);
     tcase_add_test(tc, t_bad_params);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
