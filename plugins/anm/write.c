@@ -1418,6 +1418,7 @@ static ak_status write_clip(wctx *w)
     w->names = (bname *)(void *)(w->tr + w->ntr);
     w->busy = (uint32_t *)(void *)(w->names + w->ntr);
     size_t keys = 0, nstored = 0;
+    int unplaced = 0; /* a track has mesh bodies but no stored records (warn_mesh_unplaced) */
     for (size_t t = 0; t < w->ntr; t++) {
         wtrack *wt = &w->tr[t];
         wt->t = clip->tracks[t];
@@ -1437,8 +1438,7 @@ static ak_status write_clip(wctx *w)
         wt->records = records_prop(wt);
         if (wt->records)
             nstored += wt->records->size / ANM_EXTRA_SIZE;
-        else
-            warn_mesh_unplaced(w, wt);
+        unplaced |= !wt->records && wt->mesh_prop;
         /* Idle (no keys, no stored records): nothing to prepare and no natural
          * records. Most bones of a FRMN file are (citroen_bodyback's 43
          * unkeyed bones were a quarter of writing it). */
@@ -1450,6 +1450,9 @@ static ak_status write_clip(wctx *w)
             return ak_fail(w->job, AK_E_LIMIT, -1, "bone '%s': name too long for BMAP", wt->t->bone);
         w->names_total += 4 + nm->size;
     }
+    for (size_t t = 0; unplaced && t < w->ntr; t++) /* apart: in the loop above it slowed every write */
+        if (!w->tr[t].records)
+            warn_mesh_unplaced(w, &w->tr[t]);
     /* One block of channel entries holds them, then the stored records
      * (16 bytes as an entry is), replay_layout's list of records, the
      * records of every track and the output buffer that
