@@ -13,13 +13,11 @@ void mab_bits_init(mab_bits *b, const unsigned char *data, size_t size)
 }
 
 /* The engine's table (sheet section 6), about 1 / (2^b - 1). */
-static const double slope_scale[17] = {
+const double mab_slope_table[17] = {
     0.0,           0.0,           0.33333334,    0.14285715,     0.06666667,     0.032258064,
     0.015873017,   0.0078740157,  0.0039215689,  0.0019569471,   0.00097751711,  0.00048851978,
     0.00024420026, 0.00012208521, 0.000061038882, 0.000030518509, 0.000015259022,
 };
-
-double mab_slope_scale(unsigned bits) { return bits <= 16 ? slope_scale[bits] : 0.0; }
 
 void mab_quat48(const unsigned char *p, int w2_signed, double q[4])
 {

@@ -102,8 +102,35 @@ static inline uint32_t mab_bits_get(mab_bits *b, unsigned n)
     return (uint32_t)(w & (UINT64_MAX >> (64 - n)));
 }
 
-/* S[b] of the sheet's table (b = 0..16). */
-double mab_slope_scale(unsigned bits);
+/* 1 when the next `n` bits and a whole 64-bit window past them lie in
+ * the data: mab_bits_get_in() may then take them without checks. */
+static inline int mab_bits_room(const mab_bits *b, uint64_t n)
+{
+    uint64_t total = (uint64_t)b->size * 8;
+    return b->pos <= total && n <= total - b->pos && total - b->pos - n >= 64;
+}
+
+/* mab_bits_get() for bits mab_bits_room() vouched for (n <= 32). */
+static inline uint32_t mab_bits_get_in(mab_bits *b, unsigned n)
+{
+    uint64_t w;
+    memcpy(&w, b->data + (b->pos >> 3), sizeof w);
+    w >>= b->pos & 7;
+    b->pos += n;
+    return (uint32_t)(w & (((uint64_t)1 << n) - 1));
+}
+
+/* For the few functions whose call, measured, cost more than their work. */
+#if defined(__GNUC__)
+#define MAB_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define MAB_ALWAYS_INLINE
+#endif
+
+/* S[b] of the sheet's table (b = 0..16), inline: read for every
+ * component of every block. */
+extern const double mab_slope_table[17];
+static inline double mab_slope_scale(unsigned bits) { return bits <= 16 ? mab_slope_table[bits] : 0.0; }
 
 /* Decodes a 48-bit quaternion (sheet section 7) into x, y, z, w.
  * `w2_signed`: family S reads the third word as int16. */

@@ -363,6 +363,40 @@ typedef struct chunk_out {
     unsigned char (*raw)[8];
 } chunk_out;
 
+/* One component's `nf` stored fields (sheet 6; translations, sheet 8,
+ * the same): the 16-bit word, then, unless the component is constant, a
+ * field of `bits` bits a frame. Its values go to val[], its fields to q[]
+ * (the constant's word when it is constant). The fields of a block that
+ * lies well inside its chunk are taken without a check each (those
+ * checks were a tenth of reading the Legion file). Always inline: called
+ * out of line, as the compiler chose, it cost as much as the checks. */
+MAB_ALWAYS_INLINE static inline void component(mab_bits *bs, unsigned nf, unsigned bits, int constant,
+                                               double val[8], uint16_t q[8])
+{
+    uint32_t u = mab_bits_get(bs, 16);
+    if (constant) {
+        for (unsigned f = 0; f < nf; f++) {
+            val[f] = (double)u / 32767.5 - 1.0;
+            q[f] = (uint16_t)u;
+        }
+        return;
+    }
+    double base = (double)(u & 0xFF) / 127.0 - 1.0;
+    double slope = (double)(u >> 8) / 127.5 * mab_slope_scale(bits);
+    if (mab_bits_room(bs, (uint64_t)nf * bits))
+        for (unsigned f = 0; f < nf; f++) {
+            uint32_t r = mab_bits_get_in(bs, bits);
+            val[f] = base + (double)r * slope;
+            q[f] = (uint16_t)r;
+        }
+    else
+        for (unsigned f = 0; f < nf; f++) {
+            uint32_t r = mab_bits_get(bs, bits);
+            val[f] = base + (double)r * slope;
+            q[f] = (uint16_t)r;
+        }
+}
+
 /* Reads one rotation block (sheet 6) from `bs`; fills `o` when not NULL. */
 static void rot_block(mab_bits *bs, unsigned nf, unsigned bits, chunk_out *o)
 {
@@ -371,23 +405,8 @@ static void rot_block(mab_bits *bs, unsigned nf, unsigned bits, chunk_out *o)
     unsigned implicit = (cflags >> 4) & 3;
     double val[3][8];
     uint16_t q[3][8];
-    for (unsigned k = 0; k < 3; k++) {
-        uint32_t u = mab_bits_get(bs, 16);
-        if (cflags & (1u << k)) {
-            for (unsigned f = 0; f < nf; f++) {
-                val[k][f] = (double)u / 32767.5 - 1.0;
-                q[k][f] = (uint16_t)u;
-            }
-        } else {
-            double base = (double)(u & 0xFF) / 127.0 - 1.0;
-            double slope = (double)(u >> 8) / 127.5 * mab_slope_scale(bits);
-            for (unsigned f = 0; f < nf; f++) {
-                uint32_t r = mab_bits_get(bs, bits);
-                val[k][f] = base + (double)r * slope;
-                q[k][f] = (uint16_t)r;
-            }
-        }
-    }
+    for (unsigned k = 0; k < 3; k++)
+        component(bs, nf, bits, (cflags >> k) & 1, val[k], q[k]);
     if (!o)
         return;
     for (unsigned f = 0; f < nf; f++) {
@@ -407,25 +426,16 @@ static void rot_block(mab_bits *bs, unsigned nf, unsigned bits, chunk_out *o)
 static void tr_block(mab_bits *bs, unsigned nf, unsigned bits, double scale, chunk_out *o)
 {
     unsigned cflags = mab_bits_get(bs, 3);
+    double val[8];
+    uint16_t q[8];
     for (unsigned k = 0; k < 3; k++) {
-        uint32_t u = mab_bits_get(bs, 16);
-        double base = (double)(u & 0xFF) / 127.0 - 1.0;
-        double slope = (double)(u >> 8) / 127.5 * mab_slope_scale(bits);
-        for (unsigned f = 0; f < nf; f++) {
-            uint32_t r = u;
-            double v;
-            if (cflags & (1u << k)) {
-                v = (double)u / 32767.5 - 1.0;
-            } else {
-                r = mab_bits_get(bs, bits);
-                v = base + (double)r * slope;
+        component(bs, nf, bits, (cflags >> k) & 1, val, q);
+        if (o)
+            for (unsigned f = 0; f < nf; f++) {
+                o->v[f][k] = val[f] * scale;
+                o->raw[f][2 * k] = (unsigned char)q[f];
+                o->raw[f][2 * k + 1] = (unsigned char)(q[f] >> 8);
             }
-            if (o) {
-                o->v[f][k] = v * scale;
-                o->raw[f][2 * k] = (unsigned char)r;
-                o->raw[f][2 * k + 1] = (unsigned char)(r >> 8);
-            }
-        }
     }
     if (o)
         for (unsigned f = 0; f < nf; f++) {

@@ -91,15 +91,19 @@ double mabfx_step(unsigned bits, double range)
 }
 
 /* One component over the frames of a chunk: constant (u16) or varying
- * (u16 header + b-bit fields). Writes it and returns the decoded values. */
-static void put_component(bitw *w, const double *v, unsigned nf, unsigned bits, int constant, double *dec)
+ * (u16 header + b-bit fields). Writes it and returns the decoded values
+ * and, per frame, the field written (the u16 when constant). */
+static void put_component(bitw *w, const double *v, unsigned nf, unsigned bits, int constant, double *dec,
+                          uint32_t *field)
 {
     if (constant) {
         long u = lround((v[0] + 1.0) * 32767.5);
         u = u < 0 ? 0 : u > 65535 ? 65535 : u;
         bits_put(w, (uint32_t)u, 16);
-        for (unsigned f = 0; f < nf; f++)
+        for (unsigned f = 0; f < nf; f++) {
             dec[f] = (double)u / 32767.5 - 1.0;
+            field[f] = (uint32_t)u;
+        }
         return;
     }
     double lo = v[0], hi = v[0];
@@ -120,7 +124,19 @@ static void put_component(bitw *w, const double *v, unsigned nf, unsigned bits, 
         r = r < 0 ? 0 : r > (long)maxr ? (long)maxr : r;
         bits_put(w, (uint32_t)r, bits);
         dec[f] = base + (double)r * slope;
+        field[f] = (uint32_t)r;
     }
+}
+
+/* A key's stored bytes: its three fields, then `flags` and `last`. */
+static void put_raw(unsigned char raw[8], uint32_t field[3][8], unsigned f, unsigned flags, unsigned last)
+{
+    for (unsigned k = 0; k < 3; k++) {
+        raw[2 * k] = (unsigned char)field[k][f];
+        raw[2 * k + 1] = (unsigned char)(field[k][f] >> 8);
+    }
+    raw[6] = (unsigned char)flags;
+    raw[7] = (unsigned char)last;
 }
 
 /* Rotation block of one bone in one chunk (sheet 6). */
@@ -147,6 +163,7 @@ static void put_rot_block(bitw *w, const mabfx_track *t, size_t first, unsigned 
             signs |= 1u << f;
     int sb = signs != 0 || t->force_signs;
     double comp[3][8], dec[3][8];
+    uint32_t field[3][8];
     unsigned constant = 0;
     for (unsigned k = 0; k < 3; k++) {
         unsigned src = k < m ? k : k + 1;
@@ -168,7 +185,9 @@ static void put_rot_block(bitw *w, const mabfx_track *t, size_t first, unsigned 
     if (sb)
         bits_put(w, signs, nf);
     for (unsigned k = 0; k < 3; k++)
-        put_component(w, comp[k], nf, t->bits, (constant >> k) & 1u, dec[k]);
+        put_component(w, comp[k], nf, t->bits, (constant >> k) & 1u, dec[k], field[k]);
+    for (unsigned f = 0; t->raw && f < nf; f++)
+        put_raw(t->raw[first + f], field, f, constant | (sb ? 8u : 0u) | m << 4, (signs >> f) & 1u);
     for (unsigned f = 0; f < nf; f++) {
         double s = dec[0][f] * dec[0][f] + dec[1][f] * dec[1][f] + dec[2][f] * dec[2][f];
         double r = 0.0, d[3] = { dec[0][f], dec[1][f], dec[2][f] };
@@ -190,6 +209,7 @@ static void put_tr_block(bitw *w, const mabfx_track *t, size_t first, unsigned n
 {
     double scale = (double)t->tr_code * 0.00029802325;
     double comp[3][8], dec[3][8];
+    uint32_t field[3][8];
     unsigned constant = 0;
     for (unsigned k = 0; k < 3; k++) {
         int same = 1;
@@ -207,10 +227,12 @@ static void put_tr_block(bitw *w, const mabfx_track *t, size_t first, unsigned n
     }
     st->n_tr_bits[t->tr_bits]++; /* 1..16, checked by mabfx_build */
     for (unsigned k = 0; k < 3; k++)
-        put_component(w, comp[k], nf, t->tr_bits, (constant >> k) & 1u, dec[k]);
+        put_component(w, comp[k], nf, t->tr_bits, (constant >> k) & 1u, dec[k], field[k]);
     for (unsigned f = 0; f < nf; f++)
         for (unsigned k = 0; k < 3; k++)
             out[f][k] = dec[k][f] * scale;
+    for (unsigned f = 0; t->traw && f < nf; f++)
+        put_raw(t->traw[first + f], field, f, constant, 0);
 }
 
 /* A chunked stream (table + chunks) at the end of `b`; `tr` = translations. */

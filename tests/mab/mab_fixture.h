@@ -23,6 +23,11 @@ typedef struct mabfx_track {
     int force_signs;      /* family D: write sign bits even if all positive */
     const double (*in)[4]; /* rotations: one per frame (ANIM) or one (CONST) */
     double (*out)[4];     /* filled: the expected decode of what was written */
+    /* Filled when set (family D animated): each key's stored bytes as the
+     * reader keeps them, the three fields written (a constant component's
+     * 16-bit word, else its field), then the block's flags and, for a
+     * rotation, the key's sign bit. */
+    unsigned char (*raw)[8];
     /* Family S keyed rotations: which frames hold a key (frame % 8 == 0
      * always does); NULL = every frame. */
     const unsigned char *keyed;
@@ -32,6 +37,7 @@ typedef struct mabfx_track {
     uint32_t tr_code;     /* family D: 24-bit scale code (x 0.00029802325) */
     const double (*tin)[3];
     double (*tout)[3];
+    unsigned char (*traw)[8]; /* as raw, for translations (7 bytes) */
 } mabfx_track;
 
 typedef struct mabfx_spec {

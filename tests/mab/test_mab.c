@@ -86,8 +86,8 @@ static uint32_t getbits(const unsigned char *d, size_t size, uint64_t *pos, unsi
     return v;
 }
 
-/* The bit reader against a bit-at-a-time reference: every width 1 to 32
- * at every bit offset of a buffer, up to and past its end. */
+/* The bit readers against a bit-at-a-time reference: every width 1 to
+ * 32 at every bit offset of a buffer, up to and past its end. */
 static uint32_t ref_bits(const unsigned char *data, size_t size, uint64_t pos, unsigned n, int *over)
 {
     uint32_t v = 0;
@@ -108,6 +108,7 @@ START_TEST(bit_reader_every_width_and_offset)
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         buf[i] = (unsigned char)x;
     }
+    size_t granted = 0;
     for (size_t size = 0; size <= sizeof buf; size++)
         for (uint64_t pos = 0; pos <= 8 * sizeof buf + 8; pos++)
             for (unsigned n = 1; n <= 32; n++) {
@@ -121,7 +122,20 @@ START_TEST(bit_reader_every_width_and_offset)
                               (unsigned long long)pos, n, got, want);
                 ck_assert_int_eq(b.over, over);
                 ck_assert_uint_eq(b.pos, pos + n);
+                /* The unchecked form: room exactly when the field and a
+                 * 64-bit window past it lie in the buffer, then the same. */
+                mab_bits c;
+                mab_bits_init(&c, buf, size);
+                c.pos = pos;
+                int fits = pos + n + 64 <= 8 * (uint64_t)size;
+                ck_assert_int_eq(mab_bits_room(&c, n), fits);
+                if (fits) {
+                    ck_assert_uint_eq(mab_bits_get_in(&c, n), want);
+                    ck_assert_uint_eq(c.pos, pos + n);
+                    granted++;
+                }
             }
+    ck_assert_uint_gt(granted, 0);
     /* Reads in sequence agree with one long reference walk. */
     mab_bits b;
     mab_bits_init(&b, buf, sizeof buf);
@@ -133,6 +147,17 @@ START_TEST(bit_reader_every_width_and_offset)
     }
     ck_assert_int_eq(b.over, 0);
     ck_assert_uint_eq(mab_bits_get(&b, 0), 0);
+    /* Room for a block's fields counts them all: 5 fields of 9 bits need
+     * 45 bits and the window after them. */
+    mab_bits_init(&b, buf, 14); /* 112 bits */
+    b.pos = 3;
+    ck_assert_int_eq(mab_bits_room(&b, 5 * 9), 1); /* 3 + 45 + 64 = 112 */
+    ck_assert_uint_eq(mab_bits_get_in(&b, 0), 0);
+    ck_assert_uint_eq(b.pos, 3);
+    b.pos = 4;
+    ck_assert_int_eq(mab_bits_room(&b, 5 * 9), 0);
+    b.pos = 200; /* past the end */
+    ck_assert_int_eq(mab_bits_room(&b, 0), 0);
 }
 END_TEST
 
@@ -285,6 +310,7 @@ typedef struct fixture {
     mabfx_track track[NB];
     double in[NB][MAXF][4], out[NB][MAXF][4];
     double tin[NB][MAXF][3], tout[NB][MAXF][3];
+    unsigned char raw[NB][MAXF][8], traw[NB][MAXF][8]; /* family D animated keys' stored bytes */
     unsigned char keyed[NB][MAXF];
     uint16_t ticks[MAXF];
     char name[NB][16];
@@ -333,6 +359,7 @@ static void fixture_d(fixture *fx, unsigned version, size_t frames, int with_tr)
         t->hash = ak_crc32(fx->name[b], strlen(fx->name[b]));
         t->in = (const double(*)[4])fx->in[b];
         t->out = fx->out[b];
+        t->raw = fx->raw[b];
         t->force_implicit = -1;
         unsigned dom = b % 4;
         double sgn = (b / 4) % 2 ? -1.0 : 1.0;
@@ -405,6 +432,7 @@ static void fixture_d(fixture *fx, unsigned version, size_t frames, int with_tr)
             t->tr_code = trs[i].code;
             t->tin = (const double(*)[3])fx->tin[b];
             t->tout = fx->tout[b];
+            t->traw = fx->traw[b];
             double sc = (double)trs[i].code * 0.00029802325;
             for (size_t f = 0; f < frames; f++)
                 for (unsigned k = 0; k < 3; k++)
@@ -487,6 +515,9 @@ static void check_d(unsigned version, const char *variant, size_t frames, int wi
             if (t->rot == MABFX_ANIM) {
                 ck_assert_int_eq(key->tick, fx->ticks[k]);
                 ck_assert(fabs(key->time - fx->ticks[k] / rate) < 1e-12);
+                ck_assert_uint_eq(key->raw_size, 8);
+                ck_assert_msg(memcmp(key->raw, fx->raw[b][k], 8) == 0, "%s F=%zu bone %u key %zu: stored bytes",
+                              variant, frames, b, k);
             }
             for (int c = 0; c < 4; c++)
                 ck_assert_msg(fabs(key->v[c] - fx->out[b][k][c]) < 1e-9,
@@ -530,6 +561,8 @@ static void check_d(unsigned version, const char *variant, size_t frames, int wi
                 ck_assert_int_eq(tc->keys[k].tick, fx->ticks[k]);
                 ck_assert(fabs(tc->keys[k].time - fx->ticks[k] / rate) < 1e-12);
                 ck_assert_uint_eq(tc->keys[k].raw_size, 7);
+                ck_assert_msg(memcmp(tc->keys[k].raw, fx->traw[b][k], 7) == 0,
+                              "%s F=%zu bone %u key %zu: translation's stored bytes", variant, frames, b, k);
                 for (int c = 0; c < 3; c++) {
                     ck_assert_msg(fabs(tc->keys[k].v[c] - fx->tout[b][k][c]) < 1e-9,
                                   "%s F=%zu bone %u key %zu translation %d: %.9f, expected %.9f", variant, frames,
