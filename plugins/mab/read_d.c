@@ -397,27 +397,41 @@ MAB_ALWAYS_INLINE static inline void component(mab_bits *bs, unsigned nf, unsign
         }
 }
 
+/* A block's three components: values and fields, component-major. */
+typedef struct block_fields {
+    double val[3][8];
+    uint16_t q[3][8];
+} block_fields;
+
+static inline void read_fields(mab_bits *bs, unsigned nf, unsigned bits, unsigned cflags, block_fields *b)
+{
+    for (unsigned k = 0; k < 3; k++)
+        component(bs, nf, bits, (cflags >> k) & 1, b->val[k], b->q[k]);
+}
+
+/* Frame f's stored bytes: the three components' fields, the block's
+ * flags and `last` (a rotation's sign bit). Two stores, not eight: the
+ * bytes one by one were a twentieth of reading the Legion file. */
+static inline void put_stored(unsigned char raw[8], const uint16_t q[3][8], unsigned f, unsigned flags, unsigned last)
+{
+    ak_poke_u32(raw, (uint32_t)q[0][f] | (uint32_t)q[1][f] << 16);
+    ak_poke_u32(raw + 4, (uint32_t)q[2][f] | flags << 16 | last << 24);
+}
+
 /* Reads one rotation block (sheet 6) from `bs`; fills `o` when not NULL. */
 static void rot_block(mab_bits *bs, unsigned nf, unsigned bits, chunk_out *o)
 {
     unsigned cflags = mab_bits_get(bs, 6);
     uint32_t signs = (cflags & 8) ? mab_bits_get(bs, nf) : 0;
     unsigned implicit = (cflags >> 4) & 3;
-    double val[3][8];
-    uint16_t q[3][8];
-    for (unsigned k = 0; k < 3; k++)
-        component(bs, nf, bits, (cflags >> k) & 1, val[k], q[k]);
+    block_fields b;
+    read_fields(bs, nf, bits, cflags, &b);
     if (!o)
         return;
     for (unsigned f = 0; f < nf; f++) {
-        double s[3] = { val[0][f], val[1][f], val[2][f] };
+        double s[3] = { b.val[0][f], b.val[1][f], b.val[2][f] };
         mab_quat_rebuild(s, implicit, (int)((signs >> f) & 1u), o->v[f]);
-        for (unsigned k = 0; k < 3; k++) {
-            o->raw[f][2 * k] = (unsigned char)q[k][f];
-            o->raw[f][2 * k + 1] = (unsigned char)(q[k][f] >> 8);
-        }
-        o->raw[f][6] = (unsigned char)cflags;
-        o->raw[f][7] = (unsigned char)((signs >> f) & 1u);
+        put_stored(o->raw[f], b.q, f, cflags, (signs >> f) & 1u);
     }
 }
 
@@ -426,23 +440,16 @@ static void rot_block(mab_bits *bs, unsigned nf, unsigned bits, chunk_out *o)
 static void tr_block(mab_bits *bs, unsigned nf, unsigned bits, double scale, chunk_out *o)
 {
     unsigned cflags = mab_bits_get(bs, 3);
-    double val[8];
-    uint16_t q[8];
-    for (unsigned k = 0; k < 3; k++) {
-        component(bs, nf, bits, (cflags >> k) & 1, val, q);
-        if (o)
-            for (unsigned f = 0; f < nf; f++) {
-                o->v[f][k] = val[f] * scale;
-                o->raw[f][2 * k] = (unsigned char)q[f];
-                o->raw[f][2 * k + 1] = (unsigned char)(q[f] >> 8);
-            }
+    block_fields b;
+    read_fields(bs, nf, bits, cflags, &b);
+    if (!o)
+        return;
+    for (unsigned f = 0; f < nf; f++) {
+        for (unsigned k = 0; k < 3; k++)
+            o->v[f][k] = b.val[k][f] * scale;
+        o->v[f][3] = 0.0;
+        put_stored(o->raw[f], b.q, f, cflags, 0); /* 7 bytes are kept; the 8th is set all the same */
     }
-    if (o)
-        for (unsigned f = 0; f < nf; f++) {
-            o->v[f][3] = 0.0;
-            o->raw[f][6] = (unsigned char)cflags;
-            o->raw[f][7] = 0; /* unused: 7 bytes are stored, the 8th is written so none is left unset */
-        }
 }
 
 typedef struct stream_job {
