@@ -120,13 +120,6 @@ static inline uint32_t mab_bits_get_in(mab_bits *b, unsigned n)
     return (uint32_t)(w & (((uint64_t)1 << n) - 1));
 }
 
-/* For the few functions whose call, measured, cost more than their work. */
-#if defined(__GNUC__)
-#define MAB_ALWAYS_INLINE __attribute__((always_inline))
-#else
-#define MAB_ALWAYS_INLINE
-#endif
-
 /* S[b] of the sheet's table (b = 0..16), inline: read for every
  * component of every block. */
 extern const double mab_slope_table[17];

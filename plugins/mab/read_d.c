@@ -363,6 +363,12 @@ typedef struct chunk_out {
     unsigned char (*raw)[8];
 } chunk_out;
 
+#if defined(__GNUC__)
+#define MAB_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define MAB_ALWAYS_INLINE
+#endif
+
 /* One component's `nf` stored fields (sheet 6; translations, sheet 8,
  * the same): the 16-bit word, then, unless the component is constant, a
  * field of `bits` bits a frame. Its values go to val[], its fields to q[]
@@ -418,7 +424,7 @@ static inline void put_stored(unsigned char raw[8], const uint16_t q[3][8], unsi
     ak_poke_u32(raw + 4, (uint32_t)q[2][f] | flags << 16 | last << 24);
 }
 
-/* Reads one rotation block (sheet 6) from `bs`; fills `o` when not NULL. */
+/* Reads one rotation block (sheet 6) from `bs` into `o`. */
 static void rot_block(mab_bits *bs, unsigned nf, unsigned bits, chunk_out *o)
 {
     unsigned cflags = mab_bits_get(bs, 6);
@@ -426,8 +432,6 @@ static void rot_block(mab_bits *bs, unsigned nf, unsigned bits, chunk_out *o)
     unsigned implicit = (cflags >> 4) & 3;
     block_fields b;
     read_fields(bs, nf, bits, cflags, &b);
-    if (!o)
-        return;
     for (unsigned f = 0; f < nf; f++) {
         double s[3] = { b.val[0][f], b.val[1][f], b.val[2][f] };
         mab_quat_rebuild(s, implicit, (int)((signs >> f) & 1u), o->v[f]);
@@ -435,15 +439,13 @@ static void rot_block(mab_bits *bs, unsigned nf, unsigned bits, chunk_out *o)
     }
 }
 
-/* Reads one translation block (sheet 8): 3-bit cflags, components as for
- * rotations, times `scale`. */
+/* Reads one translation block (sheet 8) into `o`: 3-bit cflags,
+ * components as for rotations, times `scale`. */
 static void tr_block(mab_bits *bs, unsigned nf, unsigned bits, double scale, chunk_out *o)
 {
     unsigned cflags = mab_bits_get(bs, 3);
     block_fields b;
     read_fields(bs, nf, bits, cflags, &b);
-    if (!o)
-        return;
     for (unsigned f = 0; f < nf; f++) {
         for (unsigned k = 0; k < 3; k++)
             o->v[f][k] = b.val[k][f] * scale;
