@@ -56,6 +56,8 @@ typedef struct reader_state {
     size_t nlay, caplay;
     rec *sorted;       /* sort_records: copies of recs in bone order */
     size_t *bone_end; /* while reading: [b + 1] counts bone b's records; then sort_records */
+    uint64_t *tallies;  /* per bone: its records' keys, as lanes (tally_of) */
+    int tallied;        /* no FRMN block nor mesh: the tallies hold every key */
 } reader_state;
 
 static int is_tag(const ak_reader *r, const char *tag)
@@ -112,6 +114,27 @@ static inline void set_rec(rec *x, size_t off, uint32_t frame, uint32_t bone, ui
     x->kind = kind;
     x->order = 0;
 }
+
+/* What an FRM2/FRM3 record without a mesh adds to its bone's tally: one
+ * 12-bit lane each for its translation, rotation, scale and visibility
+ * keys and for the mirror bit, indexed by its flags. Counted as the walk
+ * takes each record, they spare build_track a pass over the bone's
+ * records (hmmwv read 3-6 % faster in the benchmark, bench/HISTORY.md,
+ * thirty-third round). A lane holds 4095: a bone with more records is
+ * tallied record by record, and so is every bone of a file with an FRMN
+ * block or a mesh, whose keys the flags alone do not give. */
+#define TALLY_LANE_MAX 0xFFFu
+#define TALLY_OF(f)                                                                                            \
+    ((uint64_t)!!((f) & ANM_F_POS) | (uint64_t)!!((f) & ANM_F_ROT) << 12 | (uint64_t)!!((f) & ANM_F_SCALE) << 24 | \
+     (uint64_t)!!((f) & (ANM_F_VIS_ON | ANM_F_VIS_OFF)) << 36 | (uint64_t)!!((f) & ANM_F_MIRROR) << 48)
+#define TALLY_OF4(f) TALLY_OF(f), TALLY_OF((f) + 1), TALLY_OF((f) + 2), TALLY_OF((f) + 3)
+#define TALLY_OF16(f) TALLY_OF4(f), TALLY_OF4((f) + 4), TALLY_OF4((f) + 8), TALLY_OF4((f) + 12)
+static const uint64_t tally_of[ANM_F_KNOWN + 1] = {
+    TALLY_OF16(0), TALLY_OF16(16), TALLY_OF16(32), TALLY_OF16(48),
+    TALLY_OF16(64), TALLY_OF16(80), TALLY_OF16(96), TALLY_OF16(112),
+};
+
+static inline size_t tally_lane(uint64_t tally, int lane) { return (size_t)(tally >> (12 * lane) & TALLY_LANE_MAX); }
 
 /* Room for `n` more records: doubling from 64, or to exactly what is
  * asked when that is more. Each record takes at least 3 input bytes and
@@ -182,6 +205,10 @@ static inline rec *new_rec(reader_state *st, size_t off, uint32_t frame, uint32_
         return NULL;
     rec *x = &st->recs[st->nrec++];
     st->bone_end[bone + 1]++;
+    if (kind == ANM_TAG_FRMN || (flags & ANM_F_MESH))
+        st->tallied = 0;
+    else
+        st->tallies[bone] += tally_of[flags];
     set_rec(x, off, frame, bone, kind, flags);
     ak_poke_u32(st->lay + st->nlay, bone);
     st->nlay += 4;
@@ -451,6 +478,7 @@ static int read_frm2_run(reader_state *st, size_t start)
     const size_t size = st->r.size;
     const uint32_t bones = st->bones;
     size_t *per_bone = st->bone_end + 1;
+    uint64_t *tallies = st->tallies;
     size_t pos = st->r.pos, room = run_room(st), last_size = key_size[0];
     uint16_t last_flags = 0;
     rec *x = st->recs + st->nrec;
@@ -483,6 +511,7 @@ static int read_frm2_run(reader_state *st, size_t start)
             if (bone >= bones || (flags & (uint16_t)~ANM_F_KNOWN) || (flags & ANM_F_MESH))
                 break;
             per_bone[bone]++;
+            tallies[bone] += tally_of[flags];
             set_rec(x, pos, frame, bone, ANM_TAG_FRM2, flags);
             ak_poke_u32(lw, bone);
             /* Records of a chunk mostly share their flags: comparing with the
@@ -843,9 +872,11 @@ static ak_status fill_frm2(reader_state *st, chan_fill *cf, const rec *x, double
 
 /* Keys, records table and mesh blob of one bone the file keys (n > 0).
  * `table` has room for the n records; the bone's mesh bodies go to
- * *mesh, which advances. */
+ * *mesh, which advances. `bone_tally`: the bone's tally (tally_of), or
+ * NULL when the tallies do not hold every key. */
 static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *sorted, size_t n, double fps,
-                             unsigned char *table, unsigned char **mesh, size_t *mesh_total, unsigned *bad_mats)
+                             unsigned char *table, unsigned char **mesh, size_t *mesh_total, unsigned *bad_mats,
+                             const uint64_t *bone_tally)
 {
     /* Cleared element by element: as `= { 0 }` the compiler cleared each with
      * `rep stos`, whose start-up cost is paid per track. */
@@ -855,7 +886,20 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *so
     size_t mesh_bytes = 0, mesh_count = 0;
     int has_scale = 0, mirrored = 0;
     matr_decoded few[4], *matrs = NULL;
-    for (size_t i = 0; i < n; i++) {
+    size_t counted = 0; /* records whose keys are in counts and raw */
+    if (bone_tally && n <= TALLY_LANE_MAX) {
+        counts[AK_TRANSLATION] = tally_lane(*bone_tally, 0);
+        counts[AK_ROTATION] = tally_lane(*bone_tally, 1);
+        counts[AK_SCALE] = tally_lane(*bone_tally, 2);
+        counts[AK_VISIBILITY] = tally_lane(*bone_tally, 3);
+        raw[AK_TRANSLATION] = 12 * counts[AK_TRANSLATION];
+        raw[AK_ROTATION] = 12 * counts[AK_ROTATION];
+        raw[AK_SCALE] = 12 * counts[AK_SCALE];
+        raw[AK_VISIBILITY] = counts[AK_VISIBILITY];
+        mirrored = tally_lane(*bone_tally, 4) != 0;
+        counted = n;
+    }
+    for (size_t i = counted; i < n; i++) {
         rec *x = &sorted[i];
         tally(x, counts, raw);
         if (x->flags & ANM_F_MESH) {
@@ -1080,7 +1124,8 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
     if (!ak_need_array(r, st->bones, 4, "BMAP names"))
         return AK_E_DATA;
     st->bone_end = ak_job_alloc(job, (size_t)st->bones + 1, sizeof *st->bone_end);
-    if (!st->bone_end)
+    st->tallies = ak_job_alloc(job, (size_t)st->bones + 1, sizeof *st->tallies);
+    if (!st->bone_end || !st->tallies)
         return AK_E_NOMEM;
     if (ncmnt) {
         /* [DOC]: a CMNT may select GEM3 string8/24 names, whose byte layout
@@ -1150,12 +1195,13 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
     size_t mesh_total = 0;
     unsigned bad = 0;
     /* Only the bones the file keys (in a FRMN file, few of them). */
+    const uint64_t *tallies = st->tallied ? st->tallies : NULL;
     size_t from = 0;
     for (uint32_t b = 0; b < st->bones && s == AK_OK; b++) {
         size_t to = st->bone_end[b];
         if (to > from)
             s = build_track(st, doc, clip->tracks[b], st->sorted + from, to - from, fps, table, &mesh_at,
-                            &mesh_total, &bad);
+                            &mesh_total, &bad, tallies ? &tallies[b] : NULL);
         from = to;
     }
     ak_job_free(job, table); /* before the layout's block, which may then reuse its room */
@@ -1194,6 +1240,8 @@ static void reader_start(reader_state *st, ak_job *job, const unsigned char *byt
     st->nlay = st->caplay = 0;
     st->sorted = NULL;
     st->bone_end = NULL;
+    st->tallies = NULL;
+    st->tallied = 1;
 }
 
 ak_status anm_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc)
@@ -1213,6 +1261,7 @@ ak_status anm_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc 
     if (st.sorted != st.recs)
         ak_job_free(job, st.sorted);
     ak_job_free(job, st.bone_end);
+    ak_job_free(job, st.tallies);
     ak_job_free(job, st.recs);
     ak_job_free(job, st.lay);
     if (s == AK_OK && ak_job_failed(job))

@@ -1894,7 +1894,7 @@ START_TEST(t_frame_run)
 }
 END_TEST
 
-/* ---- the records tables are optional where the keys say it all ---- */
+/* ---- keys counted as the walk takes them ---- */
 
 /* A key's payload: three floats. */
 static void run_vec(run_file *r, float x, float y, float z)
@@ -1903,6 +1903,82 @@ static void run_vec(run_file *r, float x, float y, float z)
     b_f32(&r->file, y);
     b_f32(&r->file, z);
 }
+
+/* The reader counts each bone's keys per channel as it walks (12 bits a
+ * channel), and only a bone with at most 4,095 records may be sized from
+ * those counts: bone a keys a position and a rotation on each of 4,100
+ * frames (its counts would wrap), bone b has exactly 4,095 records, every
+ * one a rotation with the mirror bit (the counts at their largest), and
+ * bone c two records without it. Every channel must hold the keys built,
+ * the mirror property only bone b, and the file must write back byte for
+ * byte; the same again with a mesh record on bone c, which the counts
+ * cannot describe (every bone is then counted record by record). */
+START_TEST(t_tally_limits)
+{
+    enum { FRAMES = 4100, B_RECORDS = 4095 };
+    static const char *const bones[] = { "a", "b", "c" };
+    for (int with_mesh = 0; with_mesh < 2; with_mesh++) {
+        run_file r = { 0 };
+        b_header(&r.file, ANM_V60, FRAMES, bones, 3);
+        for (uint32_t f = 0; f < FRAMES; f++) {
+            int b_keyed = f < B_RECORDS, c_keyed = f == 10 || f == 20;
+            run_chunk(&r, f, 1u + (unsigned)b_keyed + (unsigned)c_keyed);
+            run_record(&r, 0, ANM_F_POS | ANM_F_ROT);
+            run_vec(&r, (float)f, 0.0f, 1.0f);
+            run_vec(&r, 0.0f, 0.001f * (float)(f % 100), 0.0f);
+            if (b_keyed) {
+                unsigned flags = ANM_F_ROT | ANM_F_MIRROR;
+                flags |= f % 2 ? ANM_F_POS : 0;
+                flags |= f % 5 == 0 ? ANM_F_SCALE : 0;
+                flags |= f % 7 == 0 ? ANM_F_VIS_ON : f % 7 == 1 ? ANM_F_VIS_OFF : 0;
+                run_record(&r, 1, flags);
+                if (flags & ANM_F_POS)
+                    run_vec(&r, 1.0f, (float)f, 2.0f);
+                run_vec(&r, 0.1f, 0.0f, 0.0f);
+                if (flags & ANM_F_SCALE)
+                    run_vec(&r, 1.0f, 1.0f, 2.0f);
+            }
+            if (c_keyed) {
+                int mesh = with_mesh && f == 20;
+                run_record(&r, 2, ANM_F_POS | (mesh ? ANM_F_MESH : 0));
+                run_vec(&r, 3.0f, 3.0f, (float)f);
+                if (mesh) {
+                    b_u32(&r.file, 5);
+                    b_put(&r.file, "mesh!", 5);
+                }
+            }
+        }
+        ck_assert_uint_eq(r.keys[0][AK_TRANSLATION], FRAMES);
+        ck_assert_uint_eq(r.keys[1][AK_ROTATION], B_RECORDS);
+        ak_registry *reg = reg_anm();
+        ak_doc *d = ak_test_read(reg, r.file.p, r.file.n, "tally.anm");
+        const ak_clip *c = d->clips[0];
+        ck_assert_uint_eq(c->track_count, 3);
+        for (int b = 0; b < 3; b++) {
+            for (int ch = 0; ch < AK_CHANNELS; ch++)
+                ck_assert_msg(c->tracks[b]->channel[ch].count == r.keys[b][ch],
+                              "mesh %d, bone %d channel %d: %zu keys, built %zu", with_mesh, b, ch,
+                              c->tracks[b]->channel[ch].count, r.keys[b][ch]);
+            const ak_prop *mirrored = ak_prop_get(&c->tracks[b]->props, ANM_P_MIRRORED);
+            ck_assert_msg((mirrored != NULL) == (b == 1), "mesh %d, bone %d: mirrored %s", with_mesh, b,
+                          mirrored ? "set" : "unset");
+        }
+        const ak_channel *pos = &c->tracks[0]->channel[AK_TRANSLATION];
+        ck_assert_int_eq(pos->keys[FRAMES - 1].tick, FRAMES - 1);
+        ck_assert(pos->keys[FRAMES - 1].v[0] == (double)(float)(FRAMES - 1));
+        size_t n;
+        unsigned char *o = ak_test_write(reg, d, "anm", &n);
+        ck_assert(ak_test_same_bytes(r.file.p, r.file.n, o, n, "keys counted as walked"));
+        ak_buffer_free(reg, o);
+        ak_doc_free(d);
+        ak_registry_free(reg);
+        free(r.file.p);
+        free(r.layout.p);
+    }
+}
+END_TEST
+
+/* ---- the records tables are optional where the keys say it all ---- */
 
 /* A track whose anm.records is emptied (the one way the API gives to drop
  * a property) is written from its keys: frames, payload flags, the
@@ -2024,6 +2100,7 @@ int main(void)
     tcase_add_test(tc, t_bad_input);
     tcase_add_test(tc, t_stored_bits_kept);
     tcase_add_test(tc, t_frame_run);
+    tcase_add_test(tc, t_tally_limits);
     tcase_add_test(tc, t_records_optional);
     tcase_add_test(tc, t_bad_params);
     suite_add_tcase(s, tc);
