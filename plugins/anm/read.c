@@ -119,7 +119,7 @@ static inline void set_rec(rec *x, size_t off, uint32_t frame, uint32_t bone, ui
  * 12-bit lane each for its translation, rotation, scale and visibility
  * keys and for the mirror bit, indexed by its flags. Counted as the walk
  * takes each record, they spare build_track a pass over the bone's
- * records (hmmwv read 3-6 % faster in the benchmark, bench/HISTORY.md,
+ * records (hmmwv read 3 % faster in the benchmark, bench/HISTORY.md,
  * thirty-third round). A lane holds 4095: a bone with more records is
  * tallied record by record, and so is every bone of a file with an FRMN
  * block or a mesh, whose keys the flags alone do not give. */
