@@ -116,17 +116,21 @@ static inline void set_rec(rec *x, size_t off, uint32_t frame, uint32_t bone, ui
 }
 
 /* What an FRM2/FRM3 record without a mesh adds to its bone's tally: one
- * 12-bit lane each for its translation, rotation, scale and visibility
- * keys and for the mirror bit, indexed by its flags. Counted as the walk
- * takes each record, they spare build_track a pass over the bone's
- * records (hmmwv read 3 % faster in the benchmark, bench/HISTORY.md,
- * thirty-third round). A lane holds 4095: a bone with more records is
- * tallied record by record, and so is every bone of a file with an FRMN
- * block or a mesh, whose keys the flags alone do not give. */
+ * 12-bit lane a channel (lane c counts channel c's keys) and a fifth for
+ * the mirror bit, indexed by its flags. Counted as the walk takes each
+ * record, they spare build_track a pass over the bone's records (hmmwv
+ * read 3 % faster in the benchmark, bench/HISTORY.md, thirty-third
+ * round). A lane holds 4095: a bone with more records is tallied record
+ * by record, and so is every bone of a file with an FRMN block or a mesh,
+ * whose keys the flags alone do not give. tally() counts an FRM2/FRM3
+ * record through the same table, so that the rules live here alone. */
 #define TALLY_LANE_MAX 0xFFFu
+#define TALLY_MIRROR_LANE 4
+#define TALLY_BIT(f, bits, lane) ((uint64_t)!!((f) & (bits)) << (12 * (lane)))
 #define TALLY_OF(f)                                                                                            \
-    ((uint64_t)!!((f) & ANM_F_POS) | (uint64_t)!!((f) & ANM_F_ROT) << 12 | (uint64_t)!!((f) & ANM_F_SCALE) << 24 | \
-     (uint64_t)!!((f) & (ANM_F_VIS_ON | ANM_F_VIS_OFF)) << 36 | (uint64_t)!!((f) & ANM_F_MIRROR) << 48)
+    (TALLY_BIT(f, ANM_F_ROT, AK_ROTATION) | TALLY_BIT(f, ANM_F_POS, AK_TRANSLATION) |                          \
+     TALLY_BIT(f, ANM_F_SCALE, AK_SCALE) | TALLY_BIT(f, ANM_F_VIS_ON | ANM_F_VIS_OFF, AK_VISIBILITY) |         \
+     TALLY_BIT(f, ANM_F_MIRROR, TALLY_MIRROR_LANE))
 #define TALLY_OF4(f) TALLY_OF(f), TALLY_OF((f) + 1), TALLY_OF((f) + 2), TALLY_OF((f) + 3)
 #define TALLY_OF16(f) TALLY_OF4(f), TALLY_OF4((f) + 4), TALLY_OF4((f) + 8), TALLY_OF4((f) + 12)
 static const uint64_t tally_of[ANM_F_KNOWN + 1] = {
@@ -134,7 +138,30 @@ static const uint64_t tally_of[ANM_F_KNOWN + 1] = {
     TALLY_OF16(64), TALLY_OF16(80), TALLY_OF16(96), TALLY_OF16(112),
 };
 
+/* The bytes an FRM2/FRM3 key stores, by channel: three float32s, or the
+ * record's visibility bits. */
+static const unsigned char frm2_key_bytes[AK_CHANNELS] = {
+    [AK_ROTATION] = 12, [AK_TRANSLATION] = 12, [AK_SCALE] = 12, [AK_VISIBILITY] = 1
+};
+
 static inline size_t tally_lane(uint64_t tally, int lane) { return (size_t)(tally >> (12 * lane) & TALLY_LANE_MAX); }
+
+/* Adds what a tally counts to the keys and stored bytes of each channel
+ * (a channel at a time, so that each size is a constant). */
+static inline void add_lane(uint64_t tally, int c, size_t keys[AK_CHANNELS], size_t raw[AK_CHANNELS])
+{
+    size_t k = tally_lane(tally, c);
+    keys[c] += k;
+    raw[c] += k * frm2_key_bytes[c];
+}
+
+static inline void add_tally(uint64_t tally, size_t keys[AK_CHANNELS], size_t raw[AK_CHANNELS])
+{
+    add_lane(tally, AK_ROTATION, keys, raw);
+    add_lane(tally, AK_TRANSLATION, keys, raw);
+    add_lane(tally, AK_SCALE, keys, raw);
+    add_lane(tally, AK_VISIBILITY, keys, raw);
+}
 
 /* Room for `n` more records: doubling from 64, or to exactly what is
  * asked when that is more. Each record takes at least 3 input bytes and
@@ -693,26 +720,28 @@ static void load_floats(const unsigned char *p, float *out, int n)
         out[i] = ak_peek_f32(p);
 }
 
-/* Keys per channel, and their stored bytes, that a record gives (the
- * scale keys build_track adds to FRMN records store no bytes). */
+/* Keys per channel, and their stored bytes, that a record gives: an
+ * FRM2/FRM3 record's by tally_of, an FRMN record's here (the scale keys
+ * build_track adds to FRMN records store no bytes). */
 static void tally(const rec *x, size_t keys[AK_CHANNELS], size_t raw[AK_CHANNELS])
 {
-    int frmn = x->kind == ANM_TAG_FRMN;
+    if (x->kind != ANM_TAG_FRMN) {
+        add_tally(tally_of[x->flags & ANM_F_KNOWN], keys, raw);
+        return;
+    }
     if (x->flags & ANM_F_POS) {
         keys[AK_TRANSLATION]++;
-        raw[AK_TRANSLATION] += 12;
+        raw[AK_TRANSLATION] += 12; /* the MATR's last row */
     }
     if (x->flags & ANM_F_ROT) {
         keys[AK_ROTATION]++;
-        raw[AK_ROTATION] += frmn ? 36 : 12; /* FRMN: the MATR rows */
+        raw[AK_ROTATION] += 36; /* the MATR rows */
     }
-    if (x->flags & ANM_F_SCALE) {
-        keys[AK_SCALE]++;
-        raw[AK_SCALE] += frmn ? 0 : 12;
-    }
+    if (x->flags & ANM_F_SCALE)
+        keys[AK_SCALE]++; /* derived from the MATR: no bytes of its own */
     if (x->flags & (ANM_F_VIS_ON | ANM_F_VIS_OFF)) {
         keys[AK_VISIBILITY]++;
-        raw[AK_VISIBILITY] += frmn ? 4 : 1; /* VISI int32, or the flag bits */
+        raw[AK_VISIBILITY] += 4; /* VISI int32 */
     }
 }
 
@@ -888,15 +917,8 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *so
     matr_decoded few[4], *matrs = NULL;
     size_t counted = 0; /* records whose keys are in counts and raw */
     if (bone_tally && n <= TALLY_LANE_MAX) {
-        counts[AK_TRANSLATION] = tally_lane(*bone_tally, 0);
-        counts[AK_ROTATION] = tally_lane(*bone_tally, 1);
-        counts[AK_SCALE] = tally_lane(*bone_tally, 2);
-        counts[AK_VISIBILITY] = tally_lane(*bone_tally, 3);
-        raw[AK_TRANSLATION] = 12 * counts[AK_TRANSLATION];
-        raw[AK_ROTATION] = 12 * counts[AK_ROTATION];
-        raw[AK_SCALE] = 12 * counts[AK_SCALE];
-        raw[AK_VISIBILITY] = counts[AK_VISIBILITY];
-        mirrored = tally_lane(*bone_tally, 4) != 0;
+        add_tally(*bone_tally, counts, raw);
+        mirrored = tally_lane(*bone_tally, TALLY_MIRROR_LANE) != 0;
         counted = n;
     }
     for (size_t i = counted; i < n; i++) {
