@@ -691,6 +691,11 @@ unsigned char *ak_doc_store(ak_doc *doc, const void *bytes, size_t size)
     return copy;
 }
 
+unsigned char *ak_doc_store_uninit(ak_doc *doc, size_t size)
+{
+    return doc ? arena_alloc(doc, size ? size : 1) : NULL;
+}
+
 ak_status ak_keys_set_raw(ak_key *keys, size_t count, const unsigned char *base, size_t stride, size_t size)
 {
     if (size > UINT32_MAX || (count && !base && size))
@@ -930,23 +935,40 @@ static ak_prop *prop_slot(ak_doc *owner, ak_props *props, const char *key)
     return ak_prop_index_added(&pv->heap, &pv->prop_index, props) ? p : NULL;
 }
 
-/* Bytes and strings: a NUL-terminated copy either way. */
+/* Room for a bytes or string value of `size` bytes and the NUL after
+ * them, which it gets. The room is taken before the slot: prop_slot can
+ * give back a key copy it made only while that is the newest allocation. */
+static unsigned char *prop_set_room(ak_doc *owner, ak_props *props, const char *key, size_t size, ak_prop_type type)
+{
+    unsigned char *room = size < SIZE_MAX ? arena_alloc(owner, size + 1) : NULL;
+    if (!room)
+        return NULL;
+    room[size] = 0;
+    ak_prop *p = prop_slot(owner, props, key);
+    if (!p)
+        return NULL;
+    p->type = type;
+    p->data = room;
+    p->size = size;
+    return room;
+}
+
 static ak_status prop_set_data(ak_doc *owner, ak_props *props, const char *key, const void *data, size_t size,
                                ak_prop_type type)
 {
-    unsigned char *copy = arena_alloc(owner, size + 1);
-    if (!copy)
+    unsigned char *room = prop_set_room(owner, props, key, size, type);
+    if (!room)
         return AK_E_NOMEM;
     if (size)
-        memcpy(copy, data, size);
-    copy[size] = 0;
-    ak_prop *p = prop_slot(owner, props, key);
-    if (!p)
-        return AK_E_NOMEM;
-    p->type = type;
-    p->data = copy;
-    p->size = size;
+        memcpy(room, data, size);
     return AK_OK;
+}
+
+unsigned char *ak_prop_set_bytes_uninit(ak_doc *owner, ak_props *props, const char *key, size_t size)
+{
+    if (!owner || !props || !key)
+        return NULL;
+    return prop_set_room(owner, props, key, size, AK_PROP_BYTES);
 }
 
 ak_status ak_prop_set_bytes(ak_doc *owner, ak_props *props, const char *key, const void *data,

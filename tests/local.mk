@@ -19,7 +19,7 @@ TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -I$(top_srcdir)/tests $(NO_TRUNCATION
 TEST_PLUGIN_FLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
 check_LTLIBRARIES += tests/plugins/akm.la tests/plugins/badabi.la tests/plugins/newminor.la \
 	tests/plugins/nosym.la tests/plugins/small.la tests/plugins/dupname.la tests/plugins/rival.la \
-	tests/plugins/oldminor.la tests/plugins/minor11.la tests/plugins/minor12.la tests/plugins/minor13.la tests/plugins/minor14.la tests/plugins/minor15.la tests/plugins/hidden.la tests/plugins/mangled.la \
+	tests/plugins/oldminor.la tests/plugins/minor11.la tests/plugins/minor12.la tests/plugins/minor13.la tests/plugins/minor14.la tests/plugins/minor15.la tests/plugins/minor16.la tests/plugins/hidden.la tests/plugins/mangled.la \
 	tests/plugins/hiddenok.la
 tests_plugins_akm_la_SOURCES = examples/plugin/akm.c
 tests_plugins_akm_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
@@ -64,6 +64,9 @@ tests_plugins_minor14_la_LIBADD = libanimkit.la
 tests_plugins_minor15_la_SOURCES = tests/plugins/minor15.c
 tests_plugins_minor15_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
 tests_plugins_minor15_la_LIBADD = libanimkit.la
+tests_plugins_minor16_la_SOURCES = tests/plugins/minor16.c
+tests_plugins_minor16_la_LDFLAGS = $(TEST_PLUGIN_FLAGS)
+tests_plugins_minor16_la_LIBADD = libanimkit.la
 # The entry's visibility and name, with and without AK_PLUGIN_ENTRY.
 tests_plugins_hidden_la_SOURCES = tests/plugins/hidden.c
 tests_plugins_hidden_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden

@@ -362,6 +362,10 @@ AK_API ak_status ak_track_keys_append_uninit(ak_track *track, const size_t count
  * caller to fill. A reader stores a channel's or a track's key bytes with
  * one call and points its keys into the copy. */
 AK_API unsigned char *ak_doc_store(ak_doc *doc, const void *bytes, size_t size);
+/* ak_doc_store(doc, NULL, size) without the clearing (API 1.7): `size`
+ * bytes of the document's, left as they are, for a reader that writes
+ * every one of them before anything reads them. NULL as ak_doc_store. */
+AK_API unsigned char *ak_doc_store_uninit(ak_doc *doc, size_t size);
 /* Attaches stored bytes to `count` consecutive keys at once (API 1.2), as
  * ak_key_set_raw does one by one but without copying: key i gets
  * raw = base + i * stride and raw_size = size, and its fingerprint. `base`
@@ -427,6 +431,14 @@ AK_API size_t ak_clip_skeleton_matched(const ak_clip *clip);
  * existing key replaces its value. */
 AK_API ak_status ak_prop_set_bytes(ak_doc *owner, ak_props *props, const char *key,
                                    const void *data, size_t size);
+/* ak_prop_set_bytes() for a value the caller writes in place (API 1.7)
+ * instead of building it elsewhere to be copied: sets `key` to `size`
+ * bytes and returns them, NOT initialised, with the NUL every bytes value
+ * has after them. They live as long as the document; write every one
+ * before anything reads the props. NULL when
+ * out of memory or over the read's limit (the props are then left as
+ * ak_prop_set_bytes() leaves them when it fails) or for a NULL argument. */
+AK_API unsigned char *ak_prop_set_bytes_uninit(ak_doc *owner, ak_props *props, const char *key, size_t size);
 AK_API ak_status ak_prop_set_int(ak_doc *owner, ak_props *props, const char *key, int64_t value);
 AK_API ak_status ak_prop_set_float(ak_doc *owner, ak_props *props, const char *key, double value);
 AK_API ak_status ak_prop_set_string(ak_doc *owner, ak_props *props, const char *key,

@@ -50,7 +50,6 @@ typedef struct reader_state {
     uint32_t frms;
     rec *recs;
     size_t nrec, caprec;
-    size_t mesh_bytes; /* of every record: at most the input size */
     int presized;       /* presize_lists has run */
     unsigned char *lay; /* the layout property, as it is read */
     size_t nlay, caplay;
@@ -336,7 +335,6 @@ static int read_key(reader_state *st, chunk *c)
     if (flags & ANM_F_MESH) {
         uint32_t size = ak_take_u32(r, "32-bit value");
         x->mesh_size = size;
-        st->mesh_bytes += size;
         ak_take(r, size, "mesh payload");
     }
     if (r->failed)
@@ -415,7 +413,6 @@ static int read_bones(reader_state *st, chunk *c)
             } else {
                 uint32_t size = ak_take_u32(r, "32-bit value");
                 x->mesh_size = size;
-                st->mesh_bytes += size;
                 x->flags |= ANM_F_MESH;
                 ak_take(r, size, "MESH payload");
             }
@@ -663,8 +660,8 @@ static int in_bone_order(const rec *recs, size_t n)
  * list in strictly ascending order (files write frame after frame, so
  * that is rare). Only such a bone can be keyed twice in one frame number,
  * which cannot be one key per channel and frame: refused. `*max_frame` is
- * the highest frame number, `*most` the most records a bone has. */
-static ak_status sort_records(reader_state *st, uint32_t *max_frame, size_t *most)
+ * the highest frame number. */
+static ak_status sort_records(reader_state *st, uint32_t *max_frame)
 {
     size_t *next = st->bone_end; /* next[b + 1]: bone b's records, counted as they were read */
     /* The running sum in a register: summed in place, each step waited on
@@ -687,12 +684,9 @@ static ak_status sort_records(reader_state *st, uint32_t *max_frame, size_t *mos
     rec *sorted = st->sorted;
     /* next[b] is now where bone b's run ends. */
     uint32_t last_frame = 0;
-    size_t longest = 0;
     size_t from = 0;
     for (uint32_t b = 0; b < st->bones; b++) {
         size_t to = next[b];
-        if (to - from > longest)
-            longest = to - from;
         for (size_t i = from + 1; i < to; i++)
             if (sorted[i].frame <= sorted[i - 1].frame) {
                 qsort(sorted + from, to - from, sizeof *sorted, cmp_rec);
@@ -709,7 +703,6 @@ static ak_status sort_records(reader_state *st, uint32_t *max_frame, size_t *mos
         from = to;
     }
     *max_frame = last_frame;
-    *most = longest;
     return AK_OK;
 }
 
@@ -899,13 +892,12 @@ static ak_status fill_frm2(reader_state *st, chan_fill *cf, const rec *x, double
     return AK_OK;
 }
 
-/* Keys, records table and mesh blob of one bone the file keys (n > 0).
- * `table` has room for the n records; the bone's mesh bodies go to
- * *mesh, which advances. `bone_tally`: the bone's tally (tally_of), or
- * NULL when the tallies do not hold every key. */
+/* Keys, records table and mesh blob of one bone the file keys (n > 0),
+ * the table and the blob written where the document keeps them.
+ * `bone_tally`: the bone's tally (tally_of), or NULL when the tallies do
+ * not hold every key (a mesh body among them, say). */
 static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *sorted, size_t n, double fps,
-                             unsigned char *table, unsigned char **mesh, size_t *mesh_total, unsigned *bad_mats,
-                             const uint64_t *bone_tally)
+                             size_t *mesh_total, unsigned *bad_mats, const uint64_t *bone_tally)
 {
     /* Cleared element by element: as `= { 0 }` the compiler cleared each with
      * `rep stos`, whose start-up cost is paid per track. */
@@ -958,7 +950,7 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *so
     if (mesh_bytes > UINT32_MAX)
         return ak_fail(st->job, AK_E_LIMIT, -1, "bone '%s' holds over 4 GiB of mesh data", t->bone);
     size_t raw_bytes = raw[0] + raw[1] + raw[2] + raw[3];
-    unsigned char *rb = raw_bytes ? ak_doc_store(doc, NULL, raw_bytes) : NULL;
+    unsigned char *rb = raw_bytes ? ak_doc_store_uninit(doc, raw_bytes) : NULL; /* what keys point to, fill_* writes */
     if (raw_bytes && !rb)
         return ak_fail(st->job, AK_E_NOMEM, -1, "out of memory");
     chan_fill cf[AK_CHANNELS];
@@ -971,8 +963,12 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *so
             rb += raw[c];
     }
 
+    _Static_assert(ANM_EXTRA_SIZE <= sizeof(rec), "n table entries fit where the n recs are");
+    unsigned char *table = ak_prop_set_bytes_uninit(doc, &t->props, ANM_P_RECORDS, n * ANM_EXTRA_SIZE);
+    unsigned char *bone_mesh = NULL;
+    if (!table || (mesh_count && !(bone_mesh = ak_prop_set_bytes_uninit(doc, &t->props, ANM_P_MESH, mesh_bytes))))
+        return ak_fail(st->job, AK_E_NOMEM, -1, "out of memory");
     ak_status s = AK_OK;
-    unsigned char *bone_mesh = *mesh;
     size_t mesh_at = 0;
     /* The keys, the records table and the mesh bodies in frame order, in
      * one pass. */
@@ -1004,19 +1000,12 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *so
         if (cf[c].next != cf[c].end) /* counted but not filled (never seen): cleared, not left unset */
             memset(cf[c].next, 0, (size_t)(cf[c].end - cf[c].next) * sizeof(ak_key));
     }
-    if (s == AK_OK && n)
-        s = ak_prop_set_bytes(doc, &t->props, ANM_P_RECORDS, table, n * ANM_EXTRA_SIZE);
-    if (s == AK_OK && mesh_count) {
-        s = ak_prop_set_bytes(doc, &t->props, ANM_P_MESH, bone_mesh, mesh_at);
-        if (s == AK_OK)
-            s = ak_prop_set_int(doc, &t->props, ANM_P_MESH_KEYS, (int64_t)mesh_count);
-    }
+    if (s == AK_OK && mesh_count)
+        s = ak_prop_set_int(doc, &t->props, ANM_P_MESH_KEYS, (int64_t)mesh_count);
     if (s == AK_OK && mirrored)
         s = ak_prop_set_int(doc, &t->props, ANM_P_MIRRORED, 1);
     if (matrs && matrs != few)
         ak_job_free(st->job, matrs);
-    if (mesh_at)
-        *mesh = bone_mesh + mesh_at;
     *mesh_total += mesh_count;
     if (s != AK_OK && !ak_job_failed(st->job))
         ak_fail(st->job, s, -1, "out of memory");
@@ -1195,25 +1184,13 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
         return AK_E_DATA;
 
     uint32_t max_frame = 0;
-    size_t most = 0;
-    ak_status s = sort_records(st, &max_frame, &most);
+    ak_status s = sort_records(st, &max_frame);
     if (s != AK_OK)
         return s;
     if (st->nrec && max_frame >= st->frms) {
         ak_warn(job, 8, "frame %u lies beyond FRMS = %u (frame_max = FRMS - 1)", max_frame, st->frms);
         clip->duration = max_frame / fps;
     }
-    /* The records table and the mesh bodies in one scratch block, counted
-     * in table entries so that the allocator's count x size check covers
-     * both (the count cannot wrap: each of the `most` records has a rec in
-     * memory, and the mesh bytes lie in the input). Only what a bone
-     * writes into it is read back: no clearing. */
-    size_t mesh_entries = st->mesh_bytes / ANM_EXTRA_SIZE + 1;
-    unsigned char *table = ak_job_alloc_uninit(job, most + mesh_entries, ANM_EXTRA_SIZE);
-    if (!table)
-        return AK_E_NOMEM;
-    unsigned char *mesh = table + most * ANM_EXTRA_SIZE;
-    unsigned char *mesh_at = mesh;
     size_t mesh_total = 0;
     unsigned bad = 0;
     /* Only the bones the file keys (in a FRMN file, few of them). */
@@ -1222,11 +1199,10 @@ static ak_status read_doc(reader_state *st, ak_doc *doc, double fps)
     for (uint32_t b = 0; b < st->bones && s == AK_OK; b++) {
         size_t to = st->bone_end[b];
         if (to > from)
-            s = build_track(st, doc, clip->tracks[b], st->sorted + from, to - from, fps, table, &mesh_at,
-                            &mesh_total, &bad, tallies ? &tallies[b] : NULL);
+            s = build_track(st, doc, clip->tracks[b], st->sorted + from, to - from, fps, &mesh_total, &bad,
+                            tallies ? &tallies[b] : NULL);
         from = to;
     }
-    ak_job_free(job, table); /* before the layout's block, which may then reuse its room */
     if (s != AK_OK)
         return s;
     if (bad)
@@ -1256,7 +1232,6 @@ static void reader_start(reader_state *st, ak_job *job, const unsigned char *byt
     st->bones = st->frms = 0;
     st->recs = NULL;
     st->nrec = st->caprec = 0;
-    st->mesh_bytes = 0;
     st->presized = 0;
     st->lay = NULL;
     st->nlay = st->caplay = 0;

@@ -1220,6 +1220,110 @@ START_TEST(track_keys_all_or_nothing_over_the_cap)
 }
 END_TEST
 
+/* Bytes the caller writes in place (ABI 1.7): ak_doc_store_uninit() gives
+ * the document's bytes, each block apart from the others;
+ * ak_prop_set_bytes_uninit() gives a bytes property's, with its NUL after
+ * them, replacing an earlier value of the key. Bad arguments give nothing
+ * and change nothing. */
+START_TEST(bytes_written_in_place)
+{
+    ak_doc *doc = ak_doc_new();
+    ak_track *t = ak_track_add(ak_clip_add(doc, "c"), "b");
+    unsigned char *a = ak_doc_store_uninit(doc, 24), *none = ak_doc_store_uninit(doc, 0),
+                  *c = ak_doc_store_uninit(doc, 8);
+    ck_assert(a && none && c);
+    memset(a, 0xa1, 24);
+    none[0] = 0xb2; /* an empty block still has a byte of its own */
+    memset(c, 0xc3, 8);
+    for (int i = 0; i < 24; i++)
+        ck_assert_uint_eq(a[i], 0xa1);
+    ck_assert_uint_eq(none[0], 0xb2);
+    for (int i = 0; i < 8; i++)
+        ck_assert_uint_eq(c[i], 0xc3);
+    ck_assert_ptr_null(ak_doc_store_uninit(NULL, 4));
+
+    unsigned char *v = ak_prop_set_bytes_uninit(doc, &t->props, "rec", 5);
+    ck_assert_ptr_nonnull(v);
+    memcpy(v, "\x01\x00\x02\x00\x03", 5);
+    const ak_prop *p = ak_prop_get(&t->props, "rec");
+    ck_assert(p && p->type == AK_PROP_BYTES && p->size == 5 && p->data == v);
+    ck_assert_int_eq(memcmp(p->data, "\x01\x00\x02\x00\x03", 6), 0); /* with the NUL */
+    unsigned char *w = ak_prop_set_bytes_uninit(doc, &t->props, "rec", 2);
+    ck_assert(w && w != v);
+    w[0] = 'o';
+    w[1] = 'k';
+    ck_assert_uint_eq(t->props.count, 1);
+    p = ak_prop_get(&t->props, "rec");
+    ck_assert(p->size == 2 && p->data == w && p->data[2] == 0);
+    unsigned char *e = ak_prop_set_bytes_uninit(doc, &t->props, "empty", 0);
+    ck_assert(e && e[0] == 0);
+    ck_assert_uint_eq(ak_prop_get(&t->props, "empty")->size, 0);
+    /* The value copies like any other bytes value. */
+    ak_doc *other = ak_doc_new();
+    ak_track *u = ak_track_add(ak_clip_add(other, "c"), "b");
+    ck_assert_int_eq(ak_copy_props(other, &u->props, &t->props), AK_OK);
+    ck_assert_int_eq(memcmp(ak_prop_get(&u->props, "rec")->data, "ok", 3), 0);
+    ak_doc_free(other);
+
+    ck_assert_ptr_null(ak_prop_set_bytes_uninit(NULL, &t->props, "x", 1));
+    ck_assert_ptr_null(ak_prop_set_bytes_uninit(doc, NULL, "x", 1));
+    ck_assert_ptr_null(ak_prop_set_bytes_uninit(doc, &t->props, NULL, 1));
+    ck_assert_ptr_null(ak_prop_set_bytes_uninit(doc, &t->props, "huge", SIZE_MAX)); /* no room for the NUL */
+    ck_assert_uint_eq(t->props.count, 2);
+    ck_assert_ptr_null(ak_prop_get(&t->props, "huge"));
+    ak_doc_free(doc);
+}
+END_TEST
+
+/* A codec that asks, for a count in the file, that many stored bytes and
+ * a clip property of that many bytes, both to be written in place. */
+static int in_place_got[2];
+
+static ak_status in_place_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc)
+{
+    ak_reader r;
+    ak_reader_init(&r, job, bytes, size);
+    size_t n = ak_u32(&r);
+    ak_clip *clip = ak_clip_add(doc, "c");
+    if (!clip)
+        return AK_E_NOMEM;
+    unsigned char *stored = ak_doc_store_uninit(doc, n);
+    unsigned char *value = ak_prop_set_bytes_uninit(doc, &clip->props, "big", n);
+    in_place_got[0] = stored != NULL;
+    in_place_got[1] = value != NULL;
+    if (!stored || !value)
+        return AK_E_NOMEM;
+    memset(value, 'x', n);
+    return AK_OK;
+}
+
+static const ak_codec in_place = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "inplace", "1", "test",
+                                   "MIT", "inplace", NULL, in_place_read, NULL, NULL };
+
+/* Over the read's cap, neither gives memory (and the read says the cap
+ * was hit); under it, both do. */
+START_TEST(bytes_in_place_over_the_cap)
+{
+    const ak_codec *codecs[] = { &in_place, NULL };
+    ak_registry *reg = ak_test_registry(codecs);
+    unsigned char bytes[4] = { 0x00, 0x00, 0x10, 0x00 }; /* 1 MiB */
+    ak_options o = { sizeof o, "inplace", "inplace.bin", NULL, 64 * 1024, 0 };
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    ck_assert_int_eq(ak_read(reg, bytes, 4, &o, &doc, &rep), AK_E_LIMIT); /* the cap, not the machine */
+    ck_assert_ptr_null(doc);
+    ck_assert(!in_place_got[0] && !in_place_got[1]);
+    unsigned char few[4] = { 7, 0, 0, 0 };
+    ak_report rep2 = { 0 };
+    ck_assert_int_eq(ak_read(reg, few, 4, &o, &doc, &rep2), AK_OK);
+    ck_assert(in_place_got[0] && in_place_got[1]);
+    const ak_prop *p = ak_prop_get(&doc->clips[0]->props, "big");
+    ck_assert(p && p->size == 7 && memcmp(p->data, "xxxxxxx", 8) == 0);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+}
+END_TEST
+
 START_TEST(read_memory_is_capped)
 {
     const ak_codec *codecs[] = { &greedy, NULL };
@@ -1371,6 +1475,8 @@ int main(void)
     tcase_add_test(tc, edits_of_several_words_are_detected);
     tcase_add_test(tc, track_keys_appended_in_one_block);
     tcase_add_test(tc, track_keys_all_or_nothing_over_the_cap);
+    tcase_add_test(tc, bytes_written_in_place);
+    tcase_add_test(tc, bytes_in_place_over_the_cap);
     tcase_add_test(tc, key_digests_in_bulk_agree_with_each_key);
     suite_add_tcase(s, tc);
     return ak_test_run(s);

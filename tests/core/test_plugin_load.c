@@ -119,23 +119,25 @@ END_TEST
 START_TEST(plugins_of_earlier_minors_with_the_note_load_without_a_warning)
 {
     ak_test_tmpdir("load", dir, sizeof dir);
-    char text[5 * PATH_MAX];
+    char text[6 * PATH_MAX];
     snprintf(text, sizeof text,
              "[animkit]\nautoload = no\n[plugin minor12]\npath = %s\n[plugin minor13]\npath = %s\n"
-             "[plugin minor14]\npath = %s\n[plugin minor15]\npath = %s\n",
-             plugin("minor12"), plugin("minor13"), plugin("minor14"), plugin("minor15"));
+             "[plugin minor14]\npath = %s\n[plugin minor15]\npath = %s\n[plugin minor16]\npath = %s\n",
+             plugin("minor12"), plugin("minor13"), plugin("minor14"), plugin("minor15"), plugin("minor16"));
     msglog l = { "" };
     ak_registry *reg = open_config(text, &l);
-    ck_assert_uint_eq(ak_registry_count(reg), 4);
+    ck_assert_uint_eq(ak_registry_count(reg), 5);
     ck_assert_uint_eq(ak_registry_plugin(reg, 0)->codec->abi_minor, 2);
     ck_assert_uint_eq(ak_registry_plugin(reg, 1)->codec->abi_minor, 3);
     ck_assert_uint_eq(ak_registry_plugin(reg, 2)->codec->abi_minor, 4);
     ck_assert_uint_eq(ak_registry_plugin(reg, 3)->codec->abi_minor, 5);
-    ck_assert_int_eq(AK_ABI_MINOR, 6); /* 1.5 is the previous minor */
+    ck_assert_uint_eq(ak_registry_plugin(reg, 4)->codec->abi_minor, 6);
+    ck_assert_int_eq(AK_ABI_MINOR, 7); /* 1.6 is the previous minor */
     ck_assert_ptr_null(strstr(l.text, "minor12"));
     ck_assert_ptr_null(strstr(l.text, "minor13"));
     ck_assert_ptr_null(strstr(l.text, "minor14"));
     ck_assert_ptr_null(strstr(l.text, "minor15"));
+    ck_assert_ptr_null(strstr(l.text, "minor16"));
     ak_registry_free(reg);
 }
 END_TEST

@@ -78,7 +78,7 @@ START_TEST(broken_plugins_are_refused_and_skipped)
 {
     make_tmpdir();
     char text[8192] = "", p[PATH_MAX];
-    const char *names[] = { "akm", "oldminor", "minor11", "minor12", "minor13", "minor14", "minor15", "badabi", "newminor", "nosym", "small", "dupname" };
+    const char *names[] = { "akm", "oldminor", "minor11", "minor12", "minor13", "minor14", "minor15", "minor16", "badabi", "newminor", "nosym", "small", "dupname" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         size_t used = strlen(text);
         snprintf(text + used, sizeof text - used, "[plugin %s]\npath = %s\n", names[i],
@@ -103,7 +103,7 @@ START_TEST(broken_plugins_are_refused_and_skipped)
     ak_registry *reg = open_config(text, &rep);
     /* Older minors load (and a 1.1 plugin's scratch memory works); everything
      * else is refused. */
-    ck_assert_uint_eq(ak_registry_count(reg), 7);
+    ck_assert_uint_eq(ak_registry_count(reg), 8);
     ck_assert_str_eq(ak_registry_plugin(reg, 0)->codec->name, "akm");
     ck_assert_str_eq(ak_registry_plugin(reg, 1)->codec->name, "oldminor");
     ck_assert_uint_eq(ak_registry_plugin(reg, 1)->codec->abi_minor, 0);
@@ -177,7 +177,7 @@ START_TEST(broken_plugins_are_refused_and_skipped)
         ak_doc_free(doc);
     }
     /* A 1.5 plugin (names from the input, a channel's keys at a time) reads
-     * under the 1.6 core. */
+     * under a later core. */
     ck_assert_str_eq(ak_registry_plugin(reg, 6)->codec->name, "minor15");
     ck_assert_uint_eq(ak_registry_plugin(reg, 6)->codec->abi_minor, 5);
     {
@@ -192,6 +192,28 @@ START_TEST(broken_plugins_are_refused_and_skipped)
         ck_assert(t->channel[AK_TRANSLATION].keys[0].v[0] == 'q');
         ck_assert_int_eq(t->channel[AK_TRANSLATION].keys[0].raw[0], 'q');
         ck_assert_uint_eq(ak_keys_unchanged(t->channel[AK_ROTATION].keys, 1), 1);
+        ak_doc_free(doc);
+    }
+    /* A 1.6 plugin (a track's keys in one block, stored bytes cleared by
+     * the core before it fills them) reads under the 1.7 core. */
+    ck_assert_str_eq(ak_registry_plugin(reg, 7)->codec->name, "minor16");
+    ck_assert_uint_eq(ak_registry_plugin(reg, 7)->codec->abi_minor, 6);
+    {
+        ak_options opt = { sizeof opt, NULL, "x.m16", NULL, 0, 0 };
+        ak_doc *doc = NULL;
+        ak_report r16 = { 0 };
+        ck_assert_int_eq(ak_read(reg, "M16\npq", 6, &opt, &doc, &r16), AK_OK);
+        ck_assert_uint_eq(doc->clips[0]->track_count, 2);
+        const ak_track *t = doc->clips[0]->tracks[1];
+        ck_assert_str_eq(t->bone, "q");
+        ck_assert_ptr_eq(t->channel[AK_TRANSLATION].keys, t->channel[AK_ROTATION].keys + 1);
+        ck_assert(t->channel[AK_TRANSLATION].keys[0].v[0] == 'q' && t->channel[AK_ROTATION].keys[0].v[3] == 1);
+        ck_assert_int_eq(t->channel[AK_TRANSLATION].keys[0].raw[0], 'q');
+        ck_assert_ptr_eq(t->channel[AK_TRANSLATION].keys[0].raw, t->channel[AK_ROTATION].keys[0].raw + 1);
+        ck_assert_uint_eq(ak_keys_unchanged(t->channel[AK_ROTATION].keys, 1), 1);
+        ck_assert_uint_eq(ak_keys_unchanged(t->channel[AK_TRANSLATION].keys, 1), 1);
+        const ak_prop *p = ak_prop_get(&t->props, "b");
+        ck_assert(p && p->type == AK_PROP_BYTES && p->size == 1 && p->data[0] == 'q' && p->data[1] == 0);
         ak_doc_free(doc);
     }
     const char *why;
@@ -231,7 +253,7 @@ START_TEST(autoload_and_disable)
     snprintf(text, sizeof text,
              "[animkit]\nplugin_dir = %s\n[plugin badabi]\nenabled = no\n[plugin newminor]\nenabled = no\n"
              "[plugin nosym]\nenabled = no\n[plugin small]\nenabled = no\n[plugin dupname]\nenabled = no\n"
-             "[plugin rival]\nenabled = no\n[plugin oldminor]\nenabled = no\n[plugin minor11]\nenabled = no\n[plugin minor12]\nenabled = no\n[plugin minor13]\nenabled = no\n[plugin minor14]\nenabled = no\n[plugin minor15]\nenabled = no\n"
+             "[plugin rival]\nenabled = no\n[plugin oldminor]\nenabled = no\n[plugin minor11]\nenabled = no\n[plugin minor12]\nenabled = no\n[plugin minor13]\nenabled = no\n[plugin minor14]\nenabled = no\n[plugin minor15]\nenabled = no\n[plugin minor16]\nenabled = no\n"
              "[plugin hidden]\nenabled = no\n[plugin mangled]\nenabled = no\n[plugin hiddenok]\nenabled = no\n",
              p);
     ak_report rep = { 0 };
