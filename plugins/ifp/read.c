@@ -426,7 +426,7 @@ static ak_status read_anpk_keys(ifp_rd *d, ak_track *t, int32_t frames, double *
      * lie side by side in a KR00 record: the other records are stored as
      * they are and the rotations get a packed copy. */
     const unsigned char *stored = keys[kind] ? ak_doc_store(d->doc, p, n * stride) : NULL;
-    unsigned char *packed = stored && kind ? ak_doc_store(d->doc, NULL, n * 20) : NULL;
+    unsigned char *packed = stored && kind ? ak_doc_store_uninit(d->doc, n * 20) : NULL; /* all filled below */
     if (!stored || (kind && !packed))
         return failed(d, off);
     size_t toff = stride - 4;
