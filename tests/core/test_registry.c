@@ -212,8 +212,8 @@ START_TEST(broken_plugins_are_refused_and_skipped)
         ck_assert_ptr_eq(t->channel[AK_TRANSLATION].keys[0].raw, t->channel[AK_ROTATION].keys[0].raw + 1);
         ck_assert_uint_eq(ak_keys_unchanged(t->channel[AK_ROTATION].keys, 1), 1);
         ck_assert_uint_eq(ak_keys_unchanged(t->channel[AK_TRANSLATION].keys, 1), 1);
-        const ak_prop *p = ak_prop_get(&t->props, "b");
-        ck_assert(p && p->type == AK_PROP_BYTES && p->size == 1 && p->data[0] == 'q' && p->data[1] == 0);
+        const ak_prop *bp = ak_prop_get(&t->props, "b");
+        ck_assert(bp && bp->type == AK_PROP_BYTES && bp->size == 1 && bp->data[0] == 'q' && bp->data[1] == 0);
         ak_doc_free(doc);
     }
     const char *why;
