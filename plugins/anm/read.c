@@ -56,7 +56,7 @@ typedef struct reader_state {
     rec *sorted;       /* sort_records: copies of recs in bone order */
     size_t *bone_end; /* while reading: [b + 1] counts bone b's records; then sort_records */
     uint64_t *tallies;  /* per bone: its records' keys, as lanes (tally_of) */
-    int tallied;        /* no FRMN block nor mesh: the tallies hold every key */
+    int tallied;        /* no FRMN block, mesh or keyless record: the tallies hold every key */
 } reader_state;
 
 static int is_tag(const ak_reader *r, const char *tag)
@@ -121,7 +121,9 @@ static inline void set_rec(rec *x, size_t off, uint32_t frame, uint32_t bone, ui
  * read 3 % faster in the benchmark, bench/HISTORY.md, thirty-third
  * round). A lane holds 4095: a bone with more records is tallied record
  * by record, and so is every bone of a file with an FRMN block or a mesh,
- * whose keys the flags alone do not give. tally() counts an FRM2/FRM3
+ * whose keys the flags alone do not give, or with a record that gives no
+ * key (then a bone's keys would not tell all its records, which
+ * build_track leaves to them where it can). tally() counts an FRM2/FRM3
  * record through the same table, so that the rules live here alone. */
 #define TALLY_LANE_MAX 0xFFFu
 #define TALLY_MIRROR_LANE 4
@@ -231,7 +233,7 @@ static inline rec *new_rec(reader_state *st, size_t off, uint32_t frame, uint32_
         return NULL;
     rec *x = &st->recs[st->nrec++];
     st->bone_end[bone + 1]++;
-    if (kind == ANM_TAG_FRMN || (flags & ANM_F_MESH))
+    if (kind == ANM_TAG_FRMN || (flags & ANM_F_MESH) || !(flags & ANM_F_KEYED))
         st->tallied = 0;
     else
         st->tallies[bone] += tally_of[flags];
@@ -494,8 +496,8 @@ static inline int presize_once(reader_state *st, size_t start)
  * time the budget runs out, the lists are sized for the rest of the file
  * (presize_lists) at the density read so far. Stops before the first
  * chunk frm2_chunk_at does not take, or within a chunk at the first
- * record that might not fit at its largest or has a mesh, a bad bone or
- * unknown flags (keys_from reads or reports the rest of that chunk). */
+ * record that might not fit at its largest or has a mesh, no key, a bad
+ * bone or unknown flags (keys_from reads or reports the rest of that chunk). */
 static int read_frm2_run(reader_state *st, size_t start)
 {
     const unsigned char *d = st->r.data;
@@ -532,7 +534,7 @@ static int read_frm2_run(reader_state *st, size_t start)
             const unsigned char *p = d + pos;
             uint32_t bone = p[0];
             uint16_t flags = (uint16_t)(p[1] | p[2] << 8); /* LE, as ak_load_u16 */
-            if (bone >= bones || (flags & (uint16_t)~ANM_F_KNOWN) || (flags & ANM_F_MESH))
+            if (bone >= bones || (flags & (uint16_t)~ANM_F_KNOWN) || (flags & ANM_F_MESH) || !(flags & ANM_F_KEYED))
                 break;
             per_bone[bone]++;
             tallies[bone] += tally_of[flags];
@@ -895,7 +897,13 @@ static ak_status fill_frm2(reader_state *st, chan_fill *cf, const rec *x, double
 /* Keys, records table and mesh blob of one bone the file keys (n > 0),
  * the table and the blob written where the document keeps them.
  * `bone_tally`: the bone's tally (tally_of), or NULL when the tallies do
- * not hold every key (a mesh body among them, say). */
+ * not hold every key (a mesh body among them, say).
+ *
+ * A tallied bone without the mirror bit gets no records table: each of
+ * its records is an FRM2/FRM3 record whose flags are the channels it
+ * keys, so its keys say the records in full, and the writer derives them
+ * from the keys byte for byte (plugins/anm/README.md). Setting a table
+ * for each such bone was a tenth of a read of hmmwv.anm. */
 static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *sorted, size_t n, double fps,
                              size_t *mesh_total, unsigned *bad_mats, const uint64_t *bone_tally)
 {
@@ -964,9 +972,10 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *so
     }
 
     _Static_assert(ANM_EXTRA_SIZE <= sizeof(rec), "n table entries fit where the n recs are");
-    unsigned char *table = ak_prop_set_bytes_uninit(doc, &t->props, ANM_P_RECORDS, n * ANM_EXTRA_SIZE);
+    int keys_say_all = counted == n && !mirrored;
+    unsigned char *table = keys_say_all ? NULL : ak_prop_set_bytes_uninit(doc, &t->props, ANM_P_RECORDS, n * ANM_EXTRA_SIZE);
     unsigned char *bone_mesh = NULL;
-    if (!table || (mesh_count && !(bone_mesh = ak_prop_set_bytes_uninit(doc, &t->props, ANM_P_MESH, mesh_bytes))))
+    if ((!keys_say_all && !table) || (mesh_count && !(bone_mesh = ak_prop_set_bytes_uninit(doc, &t->props, ANM_P_MESH, mesh_bytes))))
         return ak_fail(st->job, AK_E_NOMEM, -1, "out of memory");
     ak_status s = AK_OK;
     size_t mesh_at = 0;
@@ -988,7 +997,8 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *so
             memcpy(bone_mesh + mesh_at, st->data + payload_of(x).mesh, mesh_size);
             mesh_at += mesh_size;
         }
-        anm_extra_store(table + i * ANM_EXTRA_SIZE, x->frame, x->flags, x->kind, x->order, mesh_off, mesh_size);
+        if (table)
+            anm_extra_store(table + i * ANM_EXTRA_SIZE, x->frame, x->flags, x->kind, x->order, mesh_off, mesh_size);
     }
     for (int c = 0; c < AK_CHANNELS && s == AK_OK; c++) {
         if (c + 1 < AK_CHANNELS && runs_join(&cf[c], &cf[c + 1])) {

@@ -54,8 +54,11 @@ typedef struct wtrack {
     const ak_prop *records_any, *mesh_prop, *mirrored_prop, *name_prop; /* find_track_props */
     wrec *recs;
     size_t nrec;
-    wrec *rec_slice; /* this track's room in wctx.rec_pool: one record per stored record, zeroed;
-                      * recs is either this, NULL or an allocation of the track's own (drop_records) */
+    wrec *rec_slice; /* this track's room in wctx.rec_pool: one record per stored record, zeroed,
+                      * or per key when keys_say_all (after all the stored ones, not cleared); recs
+                      * is either this, NULL or an allocation of the track's own (drop_records) */
+    int keys_say_all; /* keyed, without stored records (the reader leaves them to the keys where
+                       * they say them in full): replay_keys derives them */
     size_t hint; /* find_rec: where the next record is likely; replay_walk: the next record */
     const ak_key *clean_end[AK_CHANNELS]; /* keys before this one are untouched (asked once; rotation
                                            * and scale only, the others are encoded first: enc_vec) */
@@ -826,6 +829,68 @@ static int replay_track(const wctx *w, wtrack *wt, uint32_t bone, anm_extra *ex,
     return 1;
 }
 
+/* The frame of the key at `k` as replay_track takes a key (within 1e-4
+ * of a frame number, UINT32_MAX excepted), or UINT64_MAX at `end`; 0
+ * when it lies between frames or outside them. */
+static int key_frame(const wctx *w, const ak_key *k, const ak_key *end, uint64_t *frame)
+{
+    if (k == end) {
+        *frame = UINT64_MAX;
+        return 1;
+    }
+    double f = k->time * w->fps;
+    if (!(f >= -0.5 && f < 4294967294.5)) /* NaN too */
+        return 0;
+    uint32_t whole = (uint32_t)(f + 0.5);
+    *frame = whole;
+    return fabs(f - whole) <= 1e-4;
+}
+
+/* replay_track for a track without stored records: a record on each
+ * frame that any of its channels keys (as natural_records makes them),
+ * into `recs` (room for every key of the track, not cleared: each record
+ * is set whole), the keys as replay_track puts them. 0 when a key lies between frames or a channel's
+ * frames do not ascend, and the regular path decides. */
+static int replay_keys(const wctx *w, wtrack *wt, uint32_t bone, wrec *recs)
+{
+    take_mesh_and_mirror(wt);
+    const ak_key *next[AK_CHANNELS], *end[AK_CHANNELS];
+    uint64_t at[AK_CHANNELS]; /* the frame of next[c] */
+    for (int c = 0; c < AK_CHANNELS; c++) {
+        const ak_channel *ch = &wt->t->channel[c];
+        next[c] = ch->keys;
+        end[c] = ch->count ? ch->keys + ch->count : ch->keys;
+        if (!key_frame(w, next[c], end[c], &at[c]))
+            return 0;
+    }
+    size_t n = 0;
+    for (;;) {
+        uint64_t f = at[0];
+        for (int c = 1; c < AK_CHANNELS; c++)
+            if (at[c] < f)
+                f = at[c];
+        if (f == UINT64_MAX)
+            break;
+        wrec *r = &recs[n++];
+        *r = (wrec){ .frame = (uint32_t)f, .bone = bone };
+        for (int c = 0; c < AK_CHANNELS; c++) {
+            if (at[c] != f) { /* the key in force, as replay_track gives it */
+                if (c != CH_VIS && end[c] != wt->t->channel[c].keys)
+                    r->key[c] = next[c] != wt->t->channel[c].keys ? next[c] - 1 : next[c];
+                continue;
+            }
+            r->key[c] = next[c];
+            r->has |= HAS(c);
+            r->clean |= (unsigned short)(next[c] < wt->clean_end[c] ? HAS(c) : 0);
+            if (!key_frame(w, ++next[c], end[c], &at[c]) || at[c] <= f)
+                return 0;
+        }
+    }
+    wt->recs = recs;
+    wt->nrec = n;
+    return 1;
+}
+
 /* The walk of replay_layout over the layout prop: each entry must be its
  * bone's next record (wtrack.hint counts them), at the chunk's frame, and
  * one that natural_records would keep; 1 when every record was taken. */
@@ -855,29 +920,36 @@ static int replay_walk(wctx *w, const ak_prop *lp, size_t nstored)
 }
 
 /* Replays the stored records: 1 when each track's keys lie on its stored
- * records (replay_track) and the layout prop visits those records in
- * order, as a document read and not restructured does; then w->lay lists
- * the records (the tracks' slices of w->rec_pool, their stored records in
- * `ex`) and each track's recs and nrec are set, as natural_records and
- * layout_matches would have them, without the per-channel frame lists and
- * the search. 0 when not, leaving rec_pool zeroed and w->lay NULL for the
- * regular path. `lay` has room for nstored records. */
-static int replay_layout(wctx *w, const ak_prop *lp, size_t nstored, anm_extra *ex, wrec **lay)
+ * records (replay_track), or give them (replay_keys), and the layout prop
+ * visits those records in order, as a document read and not restructured
+ * does; then w->lay lists the records (the tracks' slices of
+ * w->rec_pool, their stored records in `ex`) and each track's recs and
+ * nrec are set, as natural_records and layout_matches would have them,
+ * without the per-channel frame lists and the search. 0 when not, leaving
+ * rec_pool zeroed and w->lay NULL for the regular path. `nroom`: the
+ * records rec_pool and `lay` have room for. */
+static int replay_layout(wctx *w, const ak_prop *lp, size_t nroom, anm_extra *ex, wrec **lay)
 {
-    if (!lp || lp->type != AK_PROP_BYTES || !nstored)
+    if (!lp || lp->type != AK_PROP_BYTES || !nroom)
         return 0;
     int ok = 1;
+    size_t nrecs = 0;
     for (size_t i = 0, at = 0; ok && i < w->nbusy; i++) {
         wtrack *wt = &w->tr[w->busy[i]];
-        ok = replay_track(w, wt, w->busy[i], ex + at, wt->rec_slice);
-        at += wt->nrec;
+        if (wt->keys_say_all) {
+            ok = replay_keys(w, wt, w->busy[i], wt->rec_slice);
+        } else {
+            ok = replay_track(w, wt, w->busy[i], ex + at, wt->rec_slice);
+            at += wt->nrec;
+        }
+        nrecs += wt->nrec;
     }
     w->lay = lay;
-    if (ok && replay_walk(w, lp, nstored)) {
+    if (ok && nrecs && replay_walk(w, lp, nrecs)) {
         w->lay_in_pool = 1;
         return 1;
     }
-    memset(w->rec_pool, 0, nstored * sizeof *w->rec_pool);
+    memset(w->rec_pool, 0, nroom * sizeof *w->rec_pool); /* the stored part is what natural_records reads */
     for (size_t i = 0; i < w->nbusy; i++) {
         wtrack *wt = &w->tr[w->busy[i]];
         wt->recs = NULL;
@@ -1417,7 +1489,7 @@ static ak_status write_clip(wctx *w)
     memset(w->tr, 0, w->ntr * sizeof *w->tr);
     w->names = (bname *)(void *)(w->tr + w->ntr);
     w->busy = (uint32_t *)(void *)(w->names + w->ntr);
-    size_t keys = 0, nstored = 0;
+    size_t keys = 0, nstored = 0, nderived = 0;
     int unplaced = 0; /* a track has mesh bodies but no stored records (warn_mesh_unplaced) */
     for (size_t t = 0; t < w->ntr; t++) {
         wtrack *wt = &w->tr[t];
@@ -1436,8 +1508,12 @@ static ak_status write_clip(wctx *w)
         keys += track_keys;
         find_track_props(wt);
         wt->records = records_prop(wt);
+        const ak_prop *ra = wt->records_any;
+        wt->keys_say_all = track_keys && !wt->records && (!ra || (ra->type == AK_PROP_BYTES && ra->size == 0));
         if (wt->records)
             nstored += wt->records->size / ANM_EXTRA_SIZE;
+        else if (wt->keys_say_all)
+            nderived += track_keys; /* each record holds a key */
         unplaced |= !wt->records && wt->mesh_prop;
         /* Idle (no keys, no stored records): nothing to prepare and no natural
          * records. Most bones of a FRMN file are (citroen_bodyback's 43
@@ -1453,23 +1529,29 @@ static ak_status write_clip(wctx *w)
     for (size_t t = 0; unplaced && t < w->ntr; t++) /* apart: in the loop above it slowed every write */
         if (!w->tr[t].records)
             warn_mesh_unplaced(w, &w->tr[t]);
+    const ak_prop *fp = found.frms;
+    const ak_prop *lp = found.layout;
+    int frms_ok = fp && fp->type == AK_PROP_INT && fp->i >= 0 && fp->i <= UINT32_MAX;
+    /* The records replay_layout may take: the stored ones, and where it
+     * has a layout to follow, those the keys give (at most a key each). */
+    size_t nroom = nstored + (frms_ok && lp && lp->type == AK_PROP_BYTES ? nderived : 0);
     /* One block of channel entries holds them, then the stored records
      * (16 bytes as an entry is), replay_layout's list of records, the
      * records of every track and the output buffer that
-     * replaying the stored records needs (BMAP, or a chunk of all of
+     * replaying the records needs (BMAP, or a chunk of all of
      * them up to 255): one allocation instead of five (each was a few per
      * cent of writing a small file; one per track, a tenth of writing a
      * many-bone file). */
     if (w->names_total > SIZE_MAX - 8)
         return ak_fail(w->job, AK_E_LIMIT, -1, "too many bone names for BMAP");
-    size_t room = 9 + (nstored < 255 ? nstored : 255) * KEY_HEAD_MAX;
+    size_t room = 9 + (nroom < 255 ? nroom : 255) * KEY_HEAD_MAX;
     if (room < 8 + w->names_total)
         room = 8 + w->names_total;
     if (room < BONE_HEAD_MAX)
         room = BONE_HEAD_MAX;
     size_t ex_slots = slots_for(nstored, sizeof(anm_extra));
-    size_t lay_slots = slots_for(nstored, sizeof(wrec *));
-    size_t rec_slots = slots_for(nstored, sizeof(wrec)), room_slots = slots_for(room, 1);
+    size_t lay_slots = slots_for(nroom, sizeof(wrec *));
+    size_t rec_slots = slots_for(nroom, sizeof(wrec)), room_slots = slots_for(room, 1);
     size_t extra = ex_slots + lay_slots; /* each under SIZE_MAX / 16: no wrap */
     if (extra > SIZE_MAX / sizeof(wch) || rec_slots > SIZE_MAX / sizeof(wch) - extra ||
         room_slots > SIZE_MAX / sizeof(wch) - extra - rec_slots ||
@@ -1481,21 +1563,25 @@ static ak_status write_clip(wctx *w)
     w->pool = ak_job_alloc_uninit(w->job, keys + extra + rec_slots + room_slots, sizeof *w->pool);
     if (!w->pool)
         return nomem(w);
-    w->rec_pool = nstored ? (wrec *)(void *)(w->pool + keys + extra) : NULL;
+    w->rec_pool = nroom ? (wrec *)(void *)(w->pool + keys + extra) : NULL;
     if (nstored)
         memset(w->rec_pool, 0, nstored * sizeof *w->rec_pool);
     w->buf_room = (unsigned char *)(w->pool + keys + extra + rec_slots);
     w->buf_room_size = room;
-    for (size_t i = 0, at = 0; i < w->nbusy; i++) { /* an idle track has no records */
+    /* An idle track has no records. */
+    for (size_t i = 0, stored_at = 0, derived_at = nstored; i < w->nbusy; i++) {
         wtrack *wt = &w->tr[w->busy[i]];
-        wt->rec_slice = wt->records ? w->rec_pool + at : NULL;
-        if (wt->records)
-            at += wt->records->size / ANM_EXTRA_SIZE;
+        wt->rec_slice = NULL;
+        if (wt->records) {
+            wt->rec_slice = w->rec_pool + stored_at;
+            stored_at += wt->records->size / ANM_EXTRA_SIZE;
+        } else if (wt->keys_say_all && nroom > nstored) {
+            wt->rec_slice = w->rec_pool + derived_at;
+            for (int c = 0; c < AK_CHANNELS; c++)
+                derived_at += wt->t->channel[c].count;
+        }
     }
-    const ak_prop *fp = found.frms;
-    const ak_prop *lp = found.layout;
-    int frms_ok = fp && fp->type == AK_PROP_INT && fp->i >= 0 && fp->i <= UINT32_MAX;
-    int layout = frms_ok ? replay_layout(w, lp, nstored, (anm_extra *)(void *)(w->pool + keys),
+    int layout = frms_ok ? replay_layout(w, lp, nroom, (anm_extra *)(void *)(w->pool + keys),
                                          (wrec **)(void *)(w->pool + keys + ex_slots))
                          : 0;
     uint32_t max_frame = 0;

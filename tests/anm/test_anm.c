@@ -1896,6 +1896,21 @@ END_TEST
 
 /* ---- keys counted as the walk takes them ---- */
 
+/* The document read from r's file must write back as that file; then
+ * everything is freed. */
+static void rewrite_same_and_free(ak_registry *reg, ak_doc *d, run_file *r, const char *what)
+{
+    size_t n;
+    unsigned char *o = ak_test_write(reg, d, "anm", &n);
+    ck_assert(ak_test_same_bytes(r->file.p, r->file.n, o, n, what));
+    ak_buffer_free(reg, o);
+    ak_doc_free(d);
+    ak_registry_free(reg);
+    free(r->file.p);
+    free(r->layout.p);
+}
+
+
 /* A key's payload: three floats. */
 static void run_vec(run_file *r, float x, float y, float z)
 {
@@ -1966,14 +1981,7 @@ START_TEST(t_tally_limits)
         const ak_channel *pos = &c->tracks[0]->channel[AK_TRANSLATION];
         ck_assert_int_eq(pos->keys[FRAMES - 1].tick, FRAMES - 1);
         ck_assert(pos->keys[FRAMES - 1].v[0] == (double)(float)(FRAMES - 1));
-        size_t n;
-        unsigned char *o = ak_test_write(reg, d, "anm", &n);
-        ck_assert(ak_test_same_bytes(r.file.p, r.file.n, o, n, "keys counted as walked"));
-        ak_buffer_free(reg, o);
-        ak_doc_free(d);
-        ak_registry_free(reg);
-        free(r.file.p);
-        free(r.layout.p);
+        rewrite_same_and_free(reg, d, &r, "keys counted as walked");
     }
 }
 END_TEST
@@ -2017,11 +2025,21 @@ START_TEST(t_records_optional)
         ak_registry *reg = reg_anm();
         ak_doc *d = ak_test_read(reg, r.file.p, r.file.n, "optional.anm");
         const ak_clip *c = d->clips[0];
+        /* The reader itself leaves out the tables of b and c, whose keys
+         * say their records in full, unless the file has a mesh record;
+         * a's mirror bits need its table. As read, the file comes back. */
         for (size_t t = 0; t < c->track_count; t++) {
             const ak_prop *rp = ak_prop_get(&c->tracks[t]->props, ANM_P_RECORDS);
-            ck_assert(rp != NULL && rp->size > 0);
-            ck_assert_int_eq(ak_prop_set_bytes(d, &c->tracks[t]->props, ANM_P_RECORDS, "", 0), AK_OK);
+            ck_assert_msg((rp != NULL) == (t == 0 || with_mesh), "track %zu", t);
+            ck_assert(!rp || rp->size == 5 * ANM_EXTRA_SIZE - (t == 2 ? 3 : t == 1 ? 1 : 0) * ANM_EXTRA_SIZE);
         }
+        size_t as_read_n;
+        unsigned char *as_read = ak_test_write(reg, d, "anm", &as_read_n);
+        ck_assert(ak_test_same_bytes(r.file.p, r.file.n, as_read, as_read_n, "written as read"));
+        ak_buffer_free(reg, as_read);
+        for (size_t t = 0; t < c->track_count; t++)
+            if (ak_prop_get(&c->tracks[t]->props, ANM_P_RECORDS))
+                ck_assert_int_eq(ak_prop_set_bytes(d, &c->tracks[t]->props, ANM_P_RECORDS, "", 0), AK_OK);
         buf warned;
         size_t n;
         unsigned char *o = write_keeping_warnings(reg, d, &n, &warned);
@@ -2042,6 +2060,52 @@ START_TEST(t_records_optional)
         free(warned.p);
         free(r.file.p);
         free(r.layout.p);
+    }
+}
+END_TEST
+
+/* A record whose flags give no key (no flag at all, or the mirror bit
+ * alone) is in none of its bone's keys, so the keys no longer say all
+ * the records: with such a record the reader keeps every bone's records
+ * table (the walk's tallies stop counting). A bone with the mirror bit on
+ * some of its records keeps its own (the writer would set it on all of
+ * them). Otherwise no bone needs one. Each file comes back byte for byte
+ * as read. */
+START_TEST(t_records_kept_for_keyless_records)
+{
+    static const char *const bones[] = { "a", "b", "c" };
+    /* plain; b keyless at frame 1; c mirror-only at 1; c mirrored at 0 */
+    for (int variant = 0; variant < 4; variant++) {
+        run_file r = { 0 };
+        b_header(&r.file, ANM_V60, 3, bones, 3);
+        for (uint32_t f = 0; f < 3; f++) {
+            int middle = f == 1;
+            run_chunk(&r, f, 1 + (middle ? (variant == 1 || variant == 2) : 2));
+            run_record(&r, 0, ANM_F_POS);
+            run_vec(&r, (float)f, 0.0f, 0.0f);
+            if (middle && variant == 1)
+                run_record(&r, 1, 0);
+            if (middle && variant == 2)
+                run_record(&r, 2, ANM_F_MIRROR);
+            if (!middle) {
+                run_record(&r, 1, ANM_F_ROT);
+                run_vec(&r, 0.0f, 0.1f * (float)f, 0.0f);
+                run_record(&r, 2, ANM_F_ROT | ANM_F_SCALE | (variant == 3 && f == 0 ? ANM_F_MIRROR : 0));
+                run_vec(&r, 0.2f, 0.0f, 0.0f);
+                run_vec(&r, 1.0f, 1.0f, 1.0f + (float)f);
+            }
+        }
+        ak_registry *reg = reg_anm();
+        ak_doc *d = ak_test_read(reg, r.file.p, r.file.n, "keyless.anm");
+        const ak_clip *c = d->clips[0];
+        for (size_t t = 0; t < 3; t++) {
+            const ak_prop *rp = ak_prop_get(&c->tracks[t]->props, ANM_P_RECORDS);
+            int kept = variant == 1 || variant == 2 || (variant == 3 && t == 2);
+            ck_assert_msg((rp != NULL) == kept, "variant %d, track %zu", variant, t);
+            size_t records = t == 0 ? 3 : 2 + (size_t)(variant == (int)t);
+            ck_assert(!rp || rp->size == records * ANM_EXTRA_SIZE);
+        }
+        rewrite_same_and_free(reg, d, &r, "written as read");
     }
 }
 END_TEST
@@ -2102,6 +2166,7 @@ int main(void)
     tcase_add_test(tc, t_frame_run);
     tcase_add_test(tc, t_tally_limits);
     tcase_add_test(tc, t_records_optional);
+    tcase_add_test(tc, t_records_kept_for_keyless_records);
     tcase_add_test(tc, t_bad_params);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
