@@ -56,7 +56,7 @@ typedef struct reader_state {
     rec *sorted;       /* sort_records: copies of recs in bone order */
     size_t *bone_end; /* while reading: [b + 1] counts bone b's records; then sort_records */
     uint64_t *tallies;  /* per bone: its records' keys, as lanes (tally_of) */
-    int tallied;        /* no FRMN block, mesh or keyless record: the tallies hold every key */
+    int tallied;        /* no FRMN block nor mesh: the tallies hold every key */
 } reader_state;
 
 static int is_tag(const ak_reader *r, const char *tag)
@@ -121,9 +121,7 @@ static inline void set_rec(rec *x, size_t off, uint32_t frame, uint32_t bone, ui
  * read 3 % faster in the benchmark, bench/HISTORY.md, thirty-third
  * round). A lane holds 4095: a bone with more records is tallied record
  * by record, and so is every bone of a file with an FRMN block or a mesh,
- * whose keys the flags alone do not give, or with a record that gives no
- * key (then a bone's keys would not tell all its records, which
- * build_track leaves to them where it can). tally() counts an FRM2/FRM3
+ * whose keys the flags alone do not give. tally() counts an FRM2/FRM3
  * record through the same table, so that the rules live here alone. */
 #define TALLY_LANE_MAX 0xFFFu
 #define TALLY_MIRROR_LANE 4
@@ -233,7 +231,7 @@ static inline rec *new_rec(reader_state *st, size_t off, uint32_t frame, uint32_
         return NULL;
     rec *x = &st->recs[st->nrec++];
     st->bone_end[bone + 1]++;
-    if (kind == ANM_TAG_FRMN || (flags & ANM_F_MESH) || !(flags & ANM_F_KEYED))
+    if (kind == ANM_TAG_FRMN || (flags & ANM_F_MESH))
         st->tallied = 0;
     else
         st->tallies[bone] += tally_of[flags];
@@ -496,8 +494,8 @@ static inline int presize_once(reader_state *st, size_t start)
  * time the budget runs out, the lists are sized for the rest of the file
  * (presize_lists) at the density read so far. Stops before the first
  * chunk frm2_chunk_at does not take, or within a chunk at the first
- * record that might not fit at its largest or has a mesh, no key, a bad
- * bone or unknown flags (keys_from reads or reports the rest of that chunk). */
+ * record that might not fit at its largest or has a mesh, a bad bone or
+ * unknown flags (keys_from reads or reports the rest of that chunk). */
 static int read_frm2_run(reader_state *st, size_t start)
 {
     const unsigned char *d = st->r.data;
@@ -534,7 +532,7 @@ static int read_frm2_run(reader_state *st, size_t start)
             const unsigned char *p = d + pos;
             uint32_t bone = p[0];
             uint16_t flags = (uint16_t)(p[1] | p[2] << 8); /* LE, as ak_load_u16 */
-            if (bone >= bones || (flags & (uint16_t)~ANM_F_KNOWN) || (flags & ANM_F_MESH) || !(flags & ANM_F_KEYED))
+            if (bone >= bones || (flags & (uint16_t)~ANM_F_KNOWN) || (flags & ANM_F_MESH))
                 break;
             per_bone[bone]++;
             tallies[bone] += tally_of[flags];
@@ -894,16 +892,32 @@ static ak_status fill_frm2(reader_state *st, chan_fill *cf, const rec *x, double
     return AK_OK;
 }
 
+/* The records table of a bone without mesh records, after all (see
+ * build_track). */
+static ak_status keep_records_of(ak_doc *doc, ak_track *t, const rec *sorted, size_t n)
+{
+    unsigned char *table = ak_prop_set_bytes_uninit(doc, &t->props, ANM_P_RECORDS, n * ANM_EXTRA_SIZE);
+    if (!table)
+        return AK_E_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const rec *x = &sorted[i];
+        anm_extra_store(table + i * ANM_EXTRA_SIZE, x->frame, x->flags, x->kind, x->order, 0, 0);
+    }
+    return AK_OK;
+}
+
 /* Keys, records table and mesh blob of one bone the file keys (n > 0),
  * the table and the blob written where the document keeps them.
  * `bone_tally`: the bone's tally (tally_of), or NULL when the tallies do
  * not hold every key (a mesh body among them, say).
  *
- * A tallied bone without the mirror bit gets no records table: each of
- * its records is an FRM2/FRM3 record whose flags are the channels it
- * keys, so its keys say the records in full, and the writer derives them
- * from the keys byte for byte (plugins/anm/README.md). Setting a table
- * for each such bone was a tenth of a read of hmmwv.anm. */
+ * A tallied bone without the mirror bit gets no records table when each
+ * of its records keys a channel: each is then an FRM2/FRM3 record whose
+ * flags are the channels it keys, so its keys say the records in full,
+ * and the writer derives them from the keys byte for byte
+ * (plugins/anm/README.md). Setting a table for each such bone was a
+ * tenth of a read of hmmwv.anm. A record that keys nothing is found as
+ * the keys are filled, and its bone then gets its table after all. */
 static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *sorted, size_t n, double fps,
                              size_t *mesh_total, unsigned *bad_mats, const uint64_t *bone_tally)
 {
@@ -979,10 +993,12 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *so
         return ak_fail(st->job, AK_E_NOMEM, -1, "out of memory");
     ak_status s = AK_OK;
     size_t mesh_at = 0;
+    unsigned keyless = 0; /* records that key no channel */
     /* The keys, the records table and the mesh bodies in frame order, in
      * one pass. */
     for (size_t i = 0; i < n && s == AK_OK; i++) {
         const rec *x = &sorted[i];
+        keyless += !(x->flags & ANM_F_KEYED);
         double time = x->frame / fps;
         if (x->kind == ANM_TAG_FRMN) {
             payload p = payload_of(x);
@@ -1010,6 +1026,8 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *so
         if (cf[c].next != cf[c].end) /* counted but not filled (never seen): cleared, not left unset */
             memset(cf[c].next, 0, (size_t)(cf[c].end - cf[c].next) * sizeof(ak_key));
     }
+    if (s == AK_OK && keys_say_all && keyless)
+        s = keep_records_of(doc, t, sorted, n);
     if (s == AK_OK && mesh_count)
         s = ak_prop_set_int(doc, &t->props, ANM_P_MESH_KEYS, (int64_t)mesh_count);
     if (s == AK_OK && mirrored)
