@@ -972,7 +972,8 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *so
     if (mesh_bytes > UINT32_MAX)
         return ak_fail(st->job, AK_E_LIMIT, -1, "bone '%s' holds over 4 GiB of mesh data", t->bone);
     size_t raw_bytes = raw[0] + raw[1] + raw[2] + raw[3];
-    unsigned char *rb = raw_bytes ? ak_doc_store_uninit(doc, raw_bytes) : NULL; /* what keys point to, fill_* writes */
+    /* Not cleared: fill_* writes every byte a key points to. */
+    unsigned char *rb = raw_bytes ? ak_doc_store_uninit(doc, raw_bytes) : NULL;
     if (raw_bytes && !rb)
         return ak_fail(st->job, AK_E_NOMEM, -1, "out of memory");
     chan_fill cf[AK_CHANNELS];
@@ -987,9 +988,10 @@ static ak_status build_track(reader_state *st, ak_doc *doc, ak_track *t, rec *so
 
     _Static_assert(ANM_EXTRA_SIZE <= sizeof(rec), "n table entries fit where the n recs are");
     int keys_say_all = counted == n && !mirrored;
-    unsigned char *table = keys_say_all ? NULL : ak_prop_set_bytes_uninit(doc, &t->props, ANM_P_RECORDS, n * ANM_EXTRA_SIZE);
-    unsigned char *bone_mesh = NULL;
-    if ((!keys_say_all && !table) || (mesh_count && !(bone_mesh = ak_prop_set_bytes_uninit(doc, &t->props, ANM_P_MESH, mesh_bytes))))
+    unsigned char *table = NULL, *bone_mesh = NULL;
+    if (!keys_say_all && !(table = ak_prop_set_bytes_uninit(doc, &t->props, ANM_P_RECORDS, n * ANM_EXTRA_SIZE)))
+        return ak_fail(st->job, AK_E_NOMEM, -1, "out of memory");
+    if (mesh_count && !(bone_mesh = ak_prop_set_bytes_uninit(doc, &t->props, ANM_P_MESH, mesh_bytes)))
         return ak_fail(st->job, AK_E_NOMEM, -1, "out of memory");
     ak_status s = AK_OK;
     size_t mesh_at = 0;

@@ -849,8 +849,9 @@ static int key_frame(const wctx *w, const ak_key *k, const ak_key *end, uint64_t
 /* replay_track for a track without stored records: a record on each
  * frame that any of its channels keys (as natural_records makes them),
  * into `recs` (room for every key of the track, not cleared: each record
- * is set whole), the keys as replay_track puts them. 0 when a key lies between frames or a channel's
- * frames do not ascend, and the regular path decides. */
+ * is set whole), the keys as replay_track puts them. 0 when a key lies
+ * between frames or a channel's frames do not ascend, and the regular
+ * path decides. */
 static int replay_keys(const wctx *w, wtrack *wt, uint32_t bone, wrec *recs)
 {
     take_mesh_and_mirror(wt);
@@ -949,7 +950,7 @@ static int replay_layout(wctx *w, const ak_prop *lp, size_t nroom, anm_extra *ex
         w->lay_in_pool = 1;
         return 1;
     }
-    memset(w->rec_pool, 0, nroom * sizeof *w->rec_pool); /* the stored part is what natural_records reads */
+    memset(w->rec_pool, 0, nroom * sizeof *w->rec_pool); /* natural_records needs the stored part zeroed */
     for (size_t i = 0; i < w->nbusy; i++) {
         wtrack *wt = &w->tr[w->busy[i]];
         wt->recs = NULL;
