@@ -435,9 +435,9 @@ AK_API ak_status ak_prop_set_bytes(ak_doc *owner, ak_props *props, const char *k
  * instead of building it elsewhere to be copied: sets `key` to `size`
  * bytes and returns them, NOT initialised, with the NUL every bytes value
  * has after them. They live as long as the document; write every one
- * before anything reads the props. NULL when
- * out of memory or over the read's limit (the props are then left as
- * ak_prop_set_bytes() leaves them when it fails) or for a NULL argument. */
+ * before anything reads the props. NULL when out of memory or over the
+ * read's limit (the props are then left as ak_prop_set_bytes() leaves
+ * them when it fails) or for a NULL argument. */
 AK_API unsigned char *ak_prop_set_bytes_uninit(ak_doc *owner, ak_props *props, const char *key, size_t size);
 AK_API ak_status ak_prop_set_int(ak_doc *owner, ak_props *props, const char *key, int64_t value);
 AK_API ak_status ak_prop_set_float(ak_doc *owner, ak_props *props, const char *key, double value);
