@@ -37,10 +37,10 @@ enum {
     ANM_F_MESH = 0x20,
     ANM_F_SCALE = 0x40,
     ANM_F_KNOWN = 0x7F,
-    /* Bits the writer derives from the model (and the mesh blob). */
-    ANM_F_DERIVED = ANM_F_POS | ANM_F_ROT | ANM_F_VIS_ON | ANM_F_VIS_OFF | ANM_F_MESH | ANM_F_SCALE,
     /* Bits that each give the record a key. */
-    ANM_F_KEYED = ANM_F_POS | ANM_F_ROT | ANM_F_VIS_ON | ANM_F_VIS_OFF | ANM_F_SCALE
+    ANM_F_KEYED = ANM_F_POS | ANM_F_ROT | ANM_F_VIS_ON | ANM_F_VIS_OFF | ANM_F_SCALE,
+    /* Bits the writer derives from the model (and the mesh blob). */
+    ANM_F_DERIVED = ANM_F_KEYED | ANM_F_MESH
 };
 
 /* FRMN sub-chunk codes packed two bits each (first sub-chunk lowest). */
