@@ -2109,6 +2109,86 @@ START_TEST(t_records_kept_for_keyless_records)
 }
 END_TEST
 
+/* The document's anm write fails with `status`, gives no bytes and says
+ * `text`. */
+static void write_fails(ak_registry *reg, const ak_doc *doc, ak_status status, const char *text)
+{
+    ak_options o = { sizeof o, "anm", NULL, NULL, 0, 0 };
+    ak_report rep = { 0 };
+    unsigned char *out = NULL;
+    size_t n = 0;
+    ck_assert_int_eq(ak_write(reg, doc, &o, &out, &n, &rep), status);
+    ck_assert_ptr_null(out);
+    ck_assert_msg(strstr(rep.message, text) != NULL, "wanted \"%s\": %s", text, rep.message);
+}
+
+/* Where a key's time falls against the frames, as the writer takes it
+ * (frame_of): within 1e-4 of a frame it is that frame's key, and a bone
+ * whose records the keys say comes back byte for byte without a
+ * warning; further off it is rounded to the nearest frame with a
+ * warning (here the same frame, so the same bytes); outside the format's
+ * frames, or not a number, the write fails and names the key. */
+START_TEST(t_key_times_against_frames)
+{
+    static const char *const bones[] = { "a", "b" };
+    run_file r = { 0 };
+    b_header(&r.file, ANM_V60, 3, bones, 2);
+    for (uint32_t f = 0; f < 3; f++) {
+        run_chunk(&r, f, f == 1 ? 1 : 2);
+        run_record(&r, 0, ANM_F_POS);
+        run_vec(&r, (float)f, 0.0f, 0.0f);
+        if (f != 1) {
+            run_record(&r, 1, ANM_F_ROT);
+            run_vec(&r, 0.0f, 0.1f * (float)f, 0.0f);
+        }
+    }
+    ak_registry *reg = reg_anm();
+    ak_doc *d = ak_test_read(reg, r.file.p, r.file.n, "times.anm");
+    ak_track *b = track_named(d, "b");
+    ck_assert_ptr_null(ak_prop_get(&b->props, ANM_P_RECORDS));
+    ak_key *last = &b->channel[AK_ROTATION].keys[1];
+    ck_assert(fabs(last->time - 2 / 30.0) < 1e-12);
+    static const struct {
+        double frame;
+        const char *warning; /* NULL: none, and the file as read */
+    } cases[] = {
+        { 2.00009, NULL },
+        { 1.99991, NULL },
+        { 2.3, "1 keys fall between frames" },
+        { 1.7, "1 keys fall between frames" },
+        { 2.0002, "1 keys fall between frames" },
+        { 1.9998, "1 keys fall between frames" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        last->time = cases[i].frame / 30.0;
+        buf warned;
+        size_t n;
+        unsigned char *o = write_keeping_warnings(reg, d, &n, &warned);
+        const char *text = (const char *)warned.p;
+        ck_assert_msg(ak_test_same_bytes(r.file.p, r.file.n, o, n, "a key near its frame"), "frame %g",
+                      cases[i].frame);
+        if (cases[i].warning)
+            ck_assert_msg(strstr(text, cases[i].warning) != NULL, "frame %g: %s", cases[i].frame, text);
+        else
+            ck_assert_msg(strstr(text, "between frames") == NULL, "frame %g: %s", cases[i].frame, text);
+        ak_buffer_free(reg, o);
+        free(warned.p);
+    }
+    static const double outside[] = { -0.6, 4294967295.0, 1e300 };
+    for (size_t i = 0; i < sizeof outside / sizeof outside[0] + 1; i++) {
+        last->time = i < sizeof outside / sizeof outside[0] ? outside[i] / 30.0 : NAN;
+        write_fails(reg, d, AK_E_DATA, "bone 'b': rotation key at ");
+        write_fails(reg, d, AK_E_DATA, "is outside the frame range of the format");
+    }
+    /* The last frame a key can lie on leaves no room for FRMS (frames
+     * and one). */
+    last->time = 4294967294.99995 / 30.0;
+    write_fails(reg, d, AK_E_UNSUPPORTED, "the clip is too long for FRMS");
+    last->time = 2 / 30.0;
+    rewrite_same_and_free(reg, d, &r, "the key put back");
+}
+END_TEST
+
 START_TEST(t_bad_params)
 {
     static const char *const bones[] = { "a" };
@@ -2166,6 +2246,7 @@ int main(void)
     tcase_add_test(tc, t_tally_limits);
     tcase_add_test(tc, t_records_optional);
     tcase_add_test(tc, t_records_kept_for_keyless_records);
+    tcase_add_test(tc, t_key_times_against_frames);
     tcase_add_test(tc, t_bad_params);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
