@@ -2126,7 +2126,8 @@ static void write_fails(ak_registry *reg, const ak_doc *doc, ak_status status, c
  * (frame_of): within 1e-4 of a frame it is that frame's key, and a bone
  * whose records the keys say comes back byte for byte without a
  * warning; further off it is rounded to the nearest frame with a
- * warning (here the same frame, so the same bytes); outside the format's
+ * warning (here the same frame, so the same bytes), and of two keys
+ * rounded onto one frame the later is written; outside the format's
  * frames, or not a number, the write fails and names the key. */
 START_TEST(t_key_times_against_frames)
 {
@@ -2174,6 +2175,28 @@ START_TEST(t_key_times_against_frames)
         ak_buffer_free(reg, o);
         free(warned.p);
     }
+    /* Rounded onto the first key's frame: the later key wins. */
+    double later[4];
+    memcpy(later, last->v, sizeof later);
+    last->time = 0.4 / 30.0;
+    buf warned;
+    size_t n;
+    unsigned char *o = write_keeping_warnings(reg, d, &n, &warned);
+    ck_assert_msg(strstr((const char *)warned.p, "1 keys fell on the same frame as another key") != NULL, "%s",
+                  (const char *)warned.p);
+    ak_doc *merged = ak_test_read(reg, o, n, "merged.anm");
+    /* Written sparse, with full keys on the first and the last frame. */
+    const ak_channel *rot = &track_named(merged, "b")->channel[AK_ROTATION];
+    ck_assert_uint_eq(rot->count, 2);
+    ck_assert_int_eq(rot->keys[0].tick, 0);
+    ck_assert_int_eq(rot->keys[1].tick, 2);
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 4; i++)
+            ck_assert_msg(fabs(rot->keys[k].v[i] - later[i]) < 1e-6, "key %d v[%d] %g, the later key's %g", k, i,
+                          rot->keys[k].v[i], later[i]);
+    ak_doc_free(merged);
+    ak_buffer_free(reg, o);
+    free(warned.p);
     static const double outside[] = { -0.6, 4294967295.0, 1e300 };
     for (size_t i = 0; i < sizeof outside / sizeof outside[0] + 1; i++) {
         last->time = i < sizeof outside / sizeof outside[0] ? outside[i] / 30.0 : NAN;
