@@ -792,10 +792,10 @@ static int layout_matches(wctx *w, const ak_prop *lp)
  * lie on, one channel at a time: 1 when the records are well formed and
  * ascend and every key lies on one (within ON_FRAME of its frame, as
  * frame_of takes it), each record taking at most one key a channel; 0
- * when not, and the regular path decides. A
- * record without a key of a channel gets the key in force there (the last
- * one before it, else the first), which an FRMN record samples
- * (emit_matr) and the others ignore. */
+ * when not, and the regular path decides. A record without a key of a
+ * channel gets the key in force there (the last one before it, else the
+ * first), which an FRMN record samples (emit_matr) and the others
+ * ignore. */
 static int replay_track(const wctx *w, wtrack *wt, uint32_t bone, anm_extra *ex, wrec *recs)
 {
     const ak_prop *rp = wt->records;
