@@ -128,24 +128,6 @@ static size_t slots_for(size_t count, size_t size)
 
 /* ---- per-track preparation ---- */
 
-/* How near a frame number a key's time must lie, in frames, to be on it:
- * written there without a warning, and taken as that frame's key when a
- * layout is replayed. */
-#define ON_FRAME 1e-4
-
-/* The frame a key's time `f` (in frames) is written on, into *frame: 1
- * when the key lies on it, 0 when rounded to it, -1 outside the format's
- * frames (NaN and infinities too). */
-static inline int frame_of(double f, uint32_t *frame)
-{
-    if (!(f >= -0.5 && f < 4294967295.0))
-        return -1;
-    /* f + 0.5 >= 0 here, so truncation is floor(f + 0.5), without a
-     * library call per key. */
-    *frame = (uint32_t)(f + 0.5);
-    return fabs(f - *frame) <= ON_FRAME;
-}
-
 /* The channel's keys as frames into `list` (room for all of them). */
 static ak_status prepare_channel(wctx *w, wtrack *wt, int c, wch *list)
 {
@@ -156,14 +138,21 @@ static ak_status prepare_channel(wctx *w, wtrack *wt, int c, wch *list)
     int ordered = 1;
     for (size_t i = 0; i < ch->count; i++) {
         const ak_key *k = &ch->keys[i];
-        uint32_t frame;
-        int on = frame_of(k->time * w->fps, &frame);
-        if (on < 0) {
+        double f = k->time * w->fps;
+        if (!(f >= -0.5 && f < 4294967295.0)) { /* NaN and infinities too */
             return ak_fail(w->job, AK_E_DATA, -1,
                            "bone '%s': %s key at %g s is outside the frame range of the format", wt->t->bone,
                            ak_channel_name((ak_channel_kind)c), k->time);
         }
-        if (!on)
+        /* f + 0.5 >= 0 here, so truncation is floor(f + 0.5), without a
+         * library call per key. */
+        uint32_t frame = (uint32_t)(f + 0.5);
+        /* replay_track and key_frame take a key as on its frame by the
+         * same 1e-4. The three stay apart: one helper for them moved the
+         * writer's code and cost a write its goal (bench/HISTORY.md,
+         * thirty-sixth round); t_key_times_against_frames holds them to
+         * one rule. */
+        if (fabs(f - frame) > 1e-4)
             w->rounded++;
         /* Of keys on one frame the later wins; merged as they come while
          * the frames ascend (as read, they always do). */
@@ -790,12 +779,12 @@ static int layout_matches(wctx *w, const ak_prop *lp)
 /* A track's stored records as its records (into `recs`, zeroed, and `ex`,
  * room for all of them), with each channel's keys put on the records they
  * lie on, one channel at a time: 1 when the records are well formed and
- * ascend and every key lies on one (within ON_FRAME of its frame, as
- * frame_of takes it), each record taking at most one key a channel; 0
- * when not, and the regular path decides. A record without a key of a
- * channel gets the key in force there (the last one before it, else the
- * first), which an FRMN record samples (emit_matr) and the others
- * ignore. */
+ * ascend and every key lies on one (within 1e-4 of its frame, as
+ * prepare_channel would round it without a warning), each record taking
+ * at most one key a channel; 0 when not, and the regular path decides. A
+ * record without a key of a channel gets the key in force there (the last
+ * one before it, else the first), which an FRMN record samples
+ * (emit_matr) and the others ignore. */
 static int replay_track(const wctx *w, wtrack *wt, uint32_t bone, anm_extra *ex, wrec *recs)
 {
     const ak_prop *rp = wt->records;
@@ -824,7 +813,7 @@ static int replay_track(const wctx *w, wtrack *wt, uint32_t bone, anm_extra *ex,
         for (size_t i = 0; i < n; i++) {
             wrec *r = &recs[i];
             double d = next - r->frame;
-            if (j < ch->count && fabs(d) <= ON_FRAME) {
+            if (j < ch->count && fabs(d) <= 1e-4) {
                 r->key[c] = &keys[j];
                 r->has |= HAS(c);
                 r->clean |= (unsigned short)(&keys[j] < clean_end ? HAS(c) : 0);
@@ -845,20 +834,21 @@ static int replay_track(const wctx *w, wtrack *wt, uint32_t bone, anm_extra *ex,
     return 1;
 }
 
-/* The frame of the key at `k` as replay_track takes a key (on a frame,
- * UINT32_MAX excepted), or UINT64_MAX at `end`; 0 when it lies between
- * frames or outside them. */
-static inline int key_frame(const wctx *w, const ak_key *k, const ak_key *end, uint64_t *frame)
+/* The frame of the key at `k` as replay_track takes a key (within 1e-4
+ * of a frame number, UINT32_MAX excepted), or UINT64_MAX at `end`; 0
+ * when it lies between frames or outside them. */
+static int key_frame(const wctx *w, const ak_key *k, const ak_key *end, uint64_t *frame)
 {
     if (k == end) {
         *frame = UINT64_MAX;
         return 1;
     }
-    uint32_t whole;
-    if (frame_of(k->time * w->fps, &whole) != 1 || whole == UINT32_MAX)
+    double f = k->time * w->fps;
+    if (!(f >= -0.5 && f < 4294967294.5)) /* NaN too */
         return 0;
+    uint32_t whole = (uint32_t)(f + 0.5);
     *frame = whole;
-    return 1;
+    return fabs(f - whole) <= 1e-4;
 }
 
 /* replay_track for a track without stored records: a record on each

@@ -2123,32 +2123,36 @@ static void write_fails(ak_registry *reg, const ak_doc *doc, ak_status status, c
 }
 
 /* Where a key's time falls against the frames, as the writer takes it
- * (frame_of): within 1e-4 of a frame it is that frame's key, and a bone
- * whose records the keys say comes back byte for byte without a
- * warning; further off it is rounded to the nearest frame with a
- * warning (here the same frame, so the same bytes), and of two keys
- * rounded onto one frame the later is written; outside the format's
- * frames, or not a number, the write fails and names the key. */
+ * (prepare_channel, replay_track and key_frame in replay_keys, which
+ * must agree): within 1e-4 of a frame it is that frame's key, and the
+ * file comes back byte for byte without a warning, whether the bone
+ * keeps its records table or its keys say its records; further off it
+ * is rounded to the nearest frame with a warning (here the same frame,
+ * so the same bytes), and of two keys rounded onto one frame the later
+ * is written; outside the format's frames, or not a number, the write
+ * fails and names the key. */
 START_TEST(t_key_times_against_frames)
 {
-    static const char *const bones[] = { "a", "b" };
+    /* b's keys say its records (no table: replay_keys); c's mirror bit
+     * keeps its table (replay_track). */
+    static const char *const bones[] = { "a", "b", "c" };
     run_file r = { 0 };
-    b_header(&r.file, ANM_V60, 3, bones, 2);
+    b_header(&r.file, ANM_V60, 3, bones, 3);
     for (uint32_t f = 0; f < 3; f++) {
-        run_chunk(&r, f, f == 1 ? 1 : 2);
+        run_chunk(&r, f, f == 1 ? 1 : 3);
         run_record(&r, 0, ANM_F_POS);
         run_vec(&r, (float)f, 0.0f, 0.0f);
         if (f != 1) {
             run_record(&r, 1, ANM_F_ROT);
             run_vec(&r, 0.0f, 0.1f * (float)f, 0.0f);
+            run_record(&r, 2, ANM_F_ROT | ANM_F_MIRROR);
+            run_vec(&r, 0.1f * (float)f, 0.0f, 0.0f);
         }
     }
     ak_registry *reg = reg_anm();
     ak_doc *d = ak_test_read(reg, r.file.p, r.file.n, "times.anm");
-    ak_track *b = track_named(d, "b");
-    ck_assert_ptr_null(ak_prop_get(&b->props, ANM_P_RECORDS));
-    ak_key *last = &b->channel[AK_ROTATION].keys[1];
-    ck_assert(fabs(last->time - 2 / 30.0) < 1e-12);
+    ck_assert_ptr_null(ak_prop_get(&track_named(d, "b")->props, ANM_P_RECORDS));
+    ck_assert_ptr_nonnull(ak_prop_get(&track_named(d, "c")->props, ANM_P_RECORDS));
     static const struct {
         double frame;
         const char *warning; /* NULL: none, and the file as read */
@@ -2160,21 +2164,29 @@ START_TEST(t_key_times_against_frames)
         { 2.0002, "1 keys fall between frames" },
         { 1.9998, "1 keys fall between frames" },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        last->time = cases[i].frame / 30.0;
-        buf warned;
-        size_t n;
-        unsigned char *o = write_keeping_warnings(reg, d, &n, &warned);
-        const char *text = (const char *)warned.p;
-        ck_assert_msg(ak_test_same_bytes(r.file.p, r.file.n, o, n, "a key near its frame"), "frame %g",
-                      cases[i].frame);
-        if (cases[i].warning)
-            ck_assert_msg(strstr(text, cases[i].warning) != NULL, "frame %g: %s", cases[i].frame, text);
-        else
-            ck_assert_msg(strstr(text, "between frames") == NULL, "frame %g: %s", cases[i].frame, text);
-        ak_buffer_free(reg, o);
-        free(warned.p);
+    for (int bone = 1; bone <= 2; bone++) {
+        ak_key *key = &track_named(d, bones[bone])->channel[AK_ROTATION].keys[1];
+        ck_assert(fabs(key->time - 2 / 30.0) < 1e-12);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            key->time = cases[i].frame / 30.0;
+            buf warned;
+            size_t n;
+            unsigned char *o = write_keeping_warnings(reg, d, &n, &warned);
+            const char *text = (const char *)warned.p;
+            ck_assert_msg(ak_test_same_bytes(r.file.p, r.file.n, o, n, "a key near its frame"), "%s at frame %g",
+                          bones[bone], cases[i].frame);
+            if (cases[i].warning)
+                ck_assert_msg(strstr(text, cases[i].warning) != NULL, "%s at frame %g: %s", bones[bone],
+                              cases[i].frame, text);
+            else
+                ck_assert_msg(strstr(text, "between frames") == NULL, "%s at frame %g: %s", bones[bone],
+                              cases[i].frame, text);
+            ak_buffer_free(reg, o);
+            free(warned.p);
+        }
+        key->time = 2 / 30.0;
     }
+    ak_key *last = &track_named(d, "b")->channel[AK_ROTATION].keys[1];
     /* Rounded onto the first key's frame: the later key wins. */
     double later[4];
     memcpy(later, last->v, sizeof later);
