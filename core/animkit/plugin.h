@@ -112,12 +112,17 @@
  *                    hmmwv.anm). ak_codec is unchanged; 1.0 to 1.6
  *                    plugins keep loading (tests/plugins/minor16.c and
  *                    the older ones).
+ *                    Later, header only (no symbol, no ABI change):
+ *                    ak_parse_nonfinite(), the words "nan", "inf" and
+ *                    "-inf" read back (calls only the C library), for the
+ *                    json and gltf plugins, which each had a copy.
  */
 #ifndef ANIMKIT_PLUGIN_H
 #define ANIMKIT_PLUGIN_H
 
 #include "animkit.h"
 
+#include <math.h>
 #include <string.h>
 
 #ifdef __cplusplus
@@ -514,6 +519,22 @@ AK_API size_t ak_parse_number(const char *text, size_t size, double *out);
  * "nan", "inf", "-inf". Returns the length the text needs without its
  * terminator, as snprintf does: 32 bytes always suffice. */
 AK_API int ak_format_number(double value, int significant_digits, char *buf, size_t size);
+/* The inverse of ak_format_number() for the values it writes as words:
+ * 1, with *out set, when `s` is exactly "nan", "inf" or "-inf"; else 0
+ * and *out untouched. For text formats that keep non-finite numbers as
+ * those strings, JSON having no literal for them (header only). */
+static inline int ak_parse_nonfinite(const char *s, double *out)
+{
+    if (strcmp(s, "nan") == 0)
+        *out = NAN;
+    else if (strcmp(s, "inf") == 0)
+        *out = INFINITY;
+    else if (strcmp(s, "-inf") == 0)
+        *out = -INFINITY;
+    else
+        return 0;
+    return 1;
+}
 
 /* ------------------------------------------------------------------------
  * Reading text formats (ABI 1.2). The input is not NUL-terminated; lines

@@ -192,19 +192,7 @@ int gltf_number_value(const json_t *j, double *out)
         *out = (double)json_integer_value(j);
         return 1;
     }
-    if (json_is_string(j)) {
-        const char *s = json_string_value(j);
-        if (strcmp(s, "nan") == 0)
-            *out = NAN;
-        else if (strcmp(s, "inf") == 0)
-            *out = INFINITY;
-        else if (strcmp(s, "-inf") == 0)
-            *out = -INFINITY;
-        else
-            return 0;
-        return 1;
-    }
-    return 0;
+    return json_is_string(j) && ak_parse_nonfinite(json_string_value(j), out);
 }
 
 json_t *gltf_hex(ak_job *job, const unsigned char *data, size_t size)

@@ -119,19 +119,7 @@ static int number_of(json_t *v, double *out)
         *out = json_real_value(v);
         return 1;
     }
-    if (json_is_string(v)) {
-        const char *s = json_string_value(v);
-        if (strcmp(s, "nan") == 0)
-            *out = NAN;
-        else if (strcmp(s, "inf") == 0)
-            *out = INFINITY;
-        else if (strcmp(s, "-inf") == 0)
-            *out = -INFINITY;
-        else
-            return 0;
-        return 1;
-    }
-    return 0;
+    return json_is_string(v) && ak_parse_nonfinite(json_string_value(v), out);
 }
 
 static ak_status get_number(jr *r, json_t *obj, const char *field, double fallback, const char *where,

@@ -1,6 +1,7 @@
 /* test_text.c - the text helpers: the line and token reader (line ends,
- * bounds, errors as FILE:LINE:COLUMN), numbers as text, the plural in
- * ak_need_array's message, and the probes' extension test. */
+ * bounds, errors as FILE:LINE:COLUMN), numbers as text (and the words for
+ * the non-finite ones), the plural in ak_need_array's message, and the
+ * probes' extension test. */
 #include "testutil.h"
 
 #include <math.h>
@@ -214,6 +215,28 @@ START_TEST(numbers_as_text)
 }
 END_TEST
 
+/* ak_parse_nonfinite() reads back exactly the words ak_format_number()
+ * writes for NaN and the infinities, and nothing else. */
+START_TEST(nonfinite_words_read_back)
+{
+    static const double values[] = { NAN, INFINITY, -INFINITY };
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        char buf[32];
+        ak_format_number(values[i], 0, buf, sizeof buf);
+        double back = 0;
+        ck_assert_int_eq(ak_parse_nonfinite(buf, &back), 1);
+        ck_assert(isnan(values[i]) ? isnan(back) : back == values[i]);
+    }
+    static const char *const other[] = { "", "NaN", "Inf", "+inf", "-nan", "infinity", "nan ", " inf", "-Inf",
+                                         "0", "1e999", "null" };
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+        double d = 7;
+        ck_assert_msg(ak_parse_nonfinite(other[i], &d) == 0, "'%s' taken for a number", other[i]);
+        ck_assert(d == 7);
+    }
+}
+END_TEST
+
 /* Reads a count of one-byte items that cannot fit. */
 static ak_status counted_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc)
 {
@@ -296,6 +319,7 @@ int main(void)
     tcase_add_test(tc, errors_carry_line_and_column);
     tcase_add_test(tc, reader_stays_in_bounds);
     tcase_add_test(tc, numbers_as_text);
+    tcase_add_test(tc, nonfinite_words_read_back);
     tcase_add_test(tc, need_array_says_byte_once);
     tcase_add_test(tc, filename_extension_as_the_probes_define_it);
     suite_add_tcase(s, tc);
