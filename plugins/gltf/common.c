@@ -175,10 +175,11 @@ char *gltf_bytes_of_utf8(ak_job *job, const char *utf8)
 
 json_t *gltf_number(double v)
 {
-    if (isnan(v))
-        return json_string("nan");
-    if (isinf(v))
-        return json_string(v > 0 ? "inf" : "-inf");
+    if (!isfinite(v)) { /* the core's word for it, which ak_parse_nonfinite() reads back */
+        char word[8];
+        ak_format_number(v, 0, word, sizeof word);
+        return json_string(word);
+    }
     return json_real(v);
 }
 
