@@ -153,37 +153,53 @@ int ak_elf_read_note(int fd, ak_plugin_note *note, char *why, size_t n)
     return 0;
 }
 
-/* A symbol whose name contains `want` in the symbol table `sh` (with its
- * string table), other than an exported definition of `want` itself. */
-static int scan_symbols(const elf_file *f, const ElfW(Shdr) *sh, const char *want, char *found, size_t fn,
-                        int *hidden)
+/* What a defined symbol says about the missing entry `want`: the entry
+ * itself, not exported (LOOKS_HIDDEN), or a C++-mangled name holding it
+ * (LOOKS_MANGLED). Other names that merely contain it are the plugin's own
+ * or a tool's (`animkit_codec_calls`, gcov's `__gcov0.animkit_codec`,
+ * GCC's `animkit_codec.cold`); naming one as the entry would mislead. */
+enum { LOOKS_UNRELATED, LOOKS_MANGLED, LOOKS_HIDDEN };
+
+static int look_alike(const char *name, const ElfW(Sym) *sym, const char *want)
+{
+    if (sym->st_shndx == SHN_UNDEF)
+        return LOOKS_UNRELATED;
+    if (strcmp(name, want) == 0) {
+        int exported = ELF64_ST_BIND(sym->st_info) != STB_LOCAL && ELF64_ST_VISIBILITY(sym->st_other) == STV_DEFAULT;
+        return exported ? LOOKS_UNRELATED : LOOKS_HIDDEN;
+    }
+    return strncmp(name, "_Z", 2) == 0 && strstr(name, want) ? LOOKS_MANGLED : LOOKS_UNRELATED;
+}
+
+/* The best look-alike of `want` in the symbol table `sh` (with its string
+ * table) that beats `best`, its name put in `found`; the hidden entry wins
+ * over a mangled name wherever each lies in the table. */
+static int scan_symbols(const elf_file *f, const ElfW(Shdr) *sh, const char *want, int best, char *found,
+                        size_t fn)
 {
     ElfW(Shdr) strsh;
     if (sh->sh_entsize != sizeof(ElfW(Sym)) || !section(f, sh->sh_link, &strsh))
-        return 0;
+        return best;
     uint64_t count = sh->sh_size / sizeof(ElfW(Sym));
     if (count > f->size / sizeof(ElfW(Sym)))
-        return 0;
-    for (uint64_t k = 0; k < count; k++) {
+        return best;
+    for (uint64_t k = 0; k < count && best != LOOKS_HIDDEN; k++) {
         ElfW(Sym) sym;
         char name[256];
         if (!read_at(f, &sym, sizeof sym, sh->sh_offset + k * sizeof sym) || sym.st_name >= strsh.sh_size)
-            return 0;
+            return best;
         uint64_t avail = strsh.sh_size - sym.st_name;
         size_t len = avail < sizeof name - 1 ? (size_t)avail : sizeof name - 1;
         if (!read_at(f, name, len, strsh.sh_offset + sym.st_name))
-            return 0;
+            return best;
         name[len] = '\0';
-        if (!strstr(name, want) || sym.st_shndx == SHN_UNDEF)
-            continue;
-        int exported = ELF64_ST_BIND(sym.st_info) != STB_LOCAL && ELF64_ST_VISIBILITY(sym.st_other) == STV_DEFAULT;
-        if (strcmp(name, want) == 0 && exported)
-            continue;
-        snprintf(found, fn, "%s", name);
-        *hidden = strcmp(name, want) == 0;
-        return 1;
+        int looks = look_alike(name, &sym, want);
+        if (looks > best) {
+            snprintf(found, fn, "%s", name);
+            best = looks;
+        }
     }
-    return 0;
+    return best;
 }
 
 int ak_elf_find_symbol_like(int fd, const char *want, char *found, size_t fn, int *hidden)
@@ -192,13 +208,14 @@ int ak_elf_find_symbol_like(int fd, const char *want, char *found, size_t fn, in
     char why[160];
     if (!open_elf(&f, fd, why, sizeof why))
         return 0;
-    for (unsigned i = 0; i < f.eh.e_shnum; i++) {
+    int best = LOOKS_UNRELATED;
+    for (unsigned i = 0; i < f.eh.e_shnum && best != LOOKS_HIDDEN; i++) {
         ElfW(Shdr) sh;
         if (!section(&f, i, &sh))
-            return 0;
-        if ((sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) &&
-            scan_symbols(&f, &sh, want, found, fn, hidden))
-            return 1;
+            break;
+        if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
+            best = scan_symbols(&f, &sh, want, best, found, fn);
     }
-    return 0;
+    *hidden = best == LOOKS_HIDDEN;
+    return best != LOOKS_UNRELATED;
 }
