@@ -73,11 +73,14 @@ static const unsigned char *view_bytes(acc_ctx *a, json_int_t index, json_int_t 
         bad(a, "%s.%s: no such buffer view", "bufferView");
         return NULL;
     }
+    /* The view's own fields are named by its path: several accessors may share it. */
+    acc_ctx v = { a->job, a->g, "" };
+    snprintf(v.where, sizeof v.where, "bufferViews[%lld]", (long long)index);
     json_int_t buffer, voff, vlen, vstride;
-    if (!int_field(a, view, "buffer", -1, 0, INT32_MAX, &buffer) ||
-        !int_field(a, view, "byteOffset", 0, 0, INT64_MAX, &voff) ||
-        !int_field(a, view, "byteLength", -1, 1, INT64_MAX, &vlen) ||
-        !int_field(a, view, "byteStride", 0, 0, 252, &vstride))
+    if (!int_field(&v, view, "buffer", -1, 0, INT32_MAX, &buffer) ||
+        !int_field(&v, view, "byteOffset", 0, 0, INT64_MAX, &voff) ||
+        !int_field(&v, view, "byteLength", -1, 1, INT64_MAX, &vlen) ||
+        !int_field(&v, view, "byteStride", 0, 0, 252, &vstride))
         return NULL;
     if ((size_t)buffer >= a->g->buffer_count || !a->g->buffers[buffer]) {
         bad(a, "%s.%s: its buffer is missing or was not loaded", "bufferView");
@@ -126,21 +129,24 @@ static ak_status apply_sparse(acc_ctx *a, const json_t *sparse, size_t count, in
 {
     json_int_t n, iview, ioff, itype, vview, voff;
     const json_t *idx = json_object_get(sparse, "indices"), *val = json_object_get(sparse, "values");
+    acc_ctx in_idx = *a, in_val = *a;
     snprintf(a->where + strlen(a->where), sizeof a->where - strlen(a->where), ".sparse");
+    snprintf(in_idx.where, sizeof in_idx.where, "%s.indices", a->where);
+    snprintf(in_val.where, sizeof in_val.where, "%s.values", a->where);
     if (!json_is_object(idx) || !json_is_object(val))
-        return bad(a, "%s.%s: needs indices and values", "sparse");
+        return ak_fail(a->job, AK_E_DATA, -1, "%s: needs indices and values", a->where);
     if (!int_field(a, sparse, "count", -1, 1, (json_int_t)count, &n) ||
-        !int_field(a, idx, "bufferView", -1, 0, INT32_MAX, &iview) ||
-        !int_field(a, idx, "byteOffset", 0, 0, INT64_MAX, &ioff) ||
-        !int_field(a, idx, "componentType", -1, 5121, 5125, &itype) ||
-        !int_field(a, val, "bufferView", -1, 0, INT32_MAX, &vview) ||
-        !int_field(a, val, "byteOffset", 0, 0, INT64_MAX, &voff))
+        !int_field(&in_idx, idx, "bufferView", -1, 0, INT32_MAX, &iview) ||
+        !int_field(&in_idx, idx, "byteOffset", 0, 0, INT64_MAX, &ioff) ||
+        !int_field(&in_idx, idx, "componentType", -1, 5121, 5125, &itype) ||
+        !int_field(&in_val, val, "bufferView", -1, 0, INT32_MAX, &vview) ||
+        !int_field(&in_val, val, "byteOffset", 0, 0, INT64_MAX, &voff))
         return AK_E_DATA;
     size_t isize = component_size(itype), csize = component_size(ctype), istride, vstride;
     if (itype == 5122 || !isize)
-        return bad(a, "%s.%s: index type must be unsigned", "indices");
-    const unsigned char *ip = view_bytes(a, iview, ioff, (size_t)n, isize, &istride);
-    const unsigned char *vp = ip ? view_bytes(a, vview, voff, (size_t)n, csize * (size_t)width, &vstride) : NULL;
+        return bad(&in_idx, "%s.%s: index type must be unsigned", "componentType");
+    const unsigned char *ip = view_bytes(&in_idx, iview, ioff, (size_t)n, isize, &istride);
+    const unsigned char *vp = ip ? view_bytes(&in_val, vview, voff, (size_t)n, csize * (size_t)width, &vstride) : NULL;
     if (!vp)
         return AK_E_DATA;
     int64_t last = -1;

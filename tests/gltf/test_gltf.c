@@ -494,6 +494,82 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+/* A document whose one rotation channel reads accessor 0 (a time) and
+ * accessor 1 (ACC), over bufferView 0 (the time) and VIEWS after it, in a
+ * 16-byte buffer holding the bytes 1, 2, ... 16. */
+#define ROTATION_DOC(VIEWS, ACC)                                                                               \
+    "{\"asset\":{\"version\":\"2.0\"},"                                                                        \
+    "\"buffers\":[{\"byteLength\":16,\"uri\":\"data:x;base64,AgEDBAUGBwgJCgsMDQ4PEA==\"}],"                    \
+    "\"bufferViews\":[{\"buffer\":0,\"byteLength\":4}" VIEWS "],"                                              \
+    "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":1,\"type\":\"SCALAR\"}," ACC "],"       \
+    "\"nodes\":[{}],\"animations\":[{\"samplers\":[{\"input\":0,\"output\":1}],"                               \
+    "\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"rotation\"}}]}]}"
+
+/* Bad accessors and buffer views: each refused, naming the field by its
+ * path. Sparse indices are unsigned and strictly increase (the glTF 2.0
+ * schema, accessor.sparse.indices). */
+START_TEST(test_bad_accessors)
+{
+    ak_registry *reg = registry();
+    static const struct { const char *json, *expect; } cases[] = {
+        { ROTATION_DOC(",{\"buffer\":0,\"byteLength\":16}",
+                       "{\"bufferView\":1,\"componentType\":5126,\"count\":1,\"type\":\"VEC3\"}"),
+          "accessors[1].type: expected VEC4" },
+        { ROTATION_DOC(",{\"buffer\":0,\"byteLength\":16}",
+                       "{\"bufferView\":1,\"componentType\":5124,\"count\":1,\"type\":\"VEC4\"}"),
+          "accessors[1].componentType: 5124 is not a glTF type" },
+        { ROTATION_DOC(",{\"buffer\":0,\"byteLength\":16}",
+                       "{\"bufferView\":1,\"componentType\":1,\"count\":1,\"type\":\"VEC4\"}"),
+          "accessors[1].componentType: not an integer in range" },
+        { ROTATION_DOC(",{\"buffer\":0,\"byteLength\":16}", "{\"bufferView\":1,\"componentType\":5126,\"type\":\"VEC4\"}"),
+          "accessors[1].count: missing" },
+        { ROTATION_DOC("", "{\"bufferView\":4,\"componentType\":5126,\"count\":1,\"type\":\"VEC4\"}"),
+          "accessors[1].bufferView: no such buffer view" },
+        { ROTATION_DOC(",{\"byteLength\":16}", "{\"bufferView\":1,\"componentType\":5126,\"count\":1,\"type\":\"VEC4\"}"),
+          "bufferViews[1].buffer: missing" },
+        { ROTATION_DOC(",{\"buffer\":0,\"byteLength\":16,\"byteStride\":256}",
+                       "{\"bufferView\":1,\"componentType\":5126,\"count\":1,\"type\":\"VEC4\"}"),
+          "bufferViews[1].byteStride: not an integer in range" },
+        { ROTATION_DOC(",{\"buffer\":3,\"byteLength\":16}", "{\"bufferView\":1,\"componentType\":5126,\"count\":1,\"type\":\"VEC4\"}"),
+          "accessors[1].bufferView: its buffer is missing" },
+        { ROTATION_DOC(",{\"buffer\":0,\"byteLength\":16,\"byteStride\":8}",
+                       "{\"bufferView\":1,\"componentType\":5126,\"count\":1,\"type\":\"VEC4\"}"),
+          "accessors[1].bufferView: byteStride is smaller than an element" },
+        { ROTATION_DOC(",{\"buffer\":0,\"byteLength\":16}",
+                       "{\"bufferView\":1,\"componentType\":5126,\"count\":1,\"type\":\"VEC4\",\"sparse\":3}"),
+          "accessors[1].sparse: not an object" },
+        { ROTATION_DOC("", "{\"componentType\":5126,\"count\":1,\"type\":\"VEC4\",\"sparse\":{\"count\":1,"
+                           "\"indices\":{\"bufferView\":0,\"componentType\":5121}}}"),
+          "accessors[1].sparse: needs indices and values" },
+        { ROTATION_DOC("", "{\"componentType\":5126,\"count\":1,\"type\":\"VEC4\",\"sparse\":{\"count\":2,"
+                           "\"indices\":{\"bufferView\":0,\"componentType\":5121},\"values\":{\"bufferView\":0}}}"),
+          "accessors[1].sparse.count: not an integer in range" },
+        { ROTATION_DOC("", "{\"componentType\":5126,\"count\":1,\"type\":\"VEC4\",\"sparse\":{\"count\":1,"
+                           "\"indices\":{\"bufferView\":0,\"componentType\":5122},\"values\":{\"bufferView\":0}}}"),
+          "accessors[1].sparse.indices.componentType: index type must be unsigned" },
+        { ROTATION_DOC("", "{\"componentType\":5126,\"count\":1,\"type\":\"VEC4\",\"sparse\":{\"count\":1,"
+                           "\"indices\":{\"bufferView\":0,\"componentType\":5121},\"values\":{}}}"),
+          "accessors[1].sparse.values.bufferView: missing" },
+        { ROTATION_DOC("", "{\"componentType\":5126,\"count\":1,\"type\":\"VEC4\",\"sparse\":{\"count\":1,"
+                           "\"indices\":{\"bufferView\":0,\"componentType\":5121},\"values\":{\"bufferView\":5}}}"),
+          "accessors[1].sparse.values.bufferView: no such buffer view" },
+        /* the index is the buffer's first byte, 2: past an accessor of one element */
+        { ROTATION_DOC(",{\"buffer\":0,\"byteLength\":16}",
+                       "{\"componentType\":5126,\"count\":1,\"type\":\"VEC4\",\"sparse\":{\"count\":1,"
+                       "\"indices\":{\"bufferView\":0,\"componentType\":5121},\"values\":{\"bufferView\":1}}}"),
+          "accessors[1].sparse.indices: indices must increase and stay below count" },
+        /* the buffer's first two bytes, 2 and 1, as indices: not increasing */
+        { ROTATION_DOC(",{\"buffer\":0,\"byteLength\":16}",
+                       "{\"componentType\":5121,\"normalized\":true,\"count\":3,\"type\":\"VEC4\",\"sparse\":{\"count\":2,"
+                       "\"indices\":{\"bufferView\":0,\"componentType\":5121},\"values\":{\"bufferView\":1}}}"),
+          "accessors[1].sparse.indices: indices must increase and stay below count" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        refused(reg, cases[i].json, strlen(cases[i].json), cases[i].expect);
+    ak_registry_free(reg);
+}
+END_TEST
+
 /* A .gltf whose buffer lies in a file beside it, under `uri`. */
 static ak_status read_external(const char *dir, const char *uri, size_t max_alloc, ak_report *rep)
 {
@@ -756,6 +832,7 @@ int main(void)
     tcase_add_test(tc, test_blender_shaped);
     tcase_add_test(tc, test_edit_detected);
     tcase_add_test(tc, test_bad_input);
+    tcase_add_test(tc, test_bad_accessors);
     tcase_add_test(tc, test_external_bin);
     tcase_add_test(tc, test_mirrored_bone);
     tcase_add_test(tc, test_blob_without_keys);
