@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
 
 START_TEST(new_doc_is_empty)
 {
@@ -1412,17 +1413,102 @@ START_TEST(path_stem)
 }
 END_TEST
 
+/* Every status against <sysexits.h>, whose values the CLI's exit codes are. */
 START_TEST(status_exit_codes)
 {
-    ck_assert_int_eq(ak_status_exit(AK_OK), 0);
-    ck_assert_int_eq(ak_status_exit(AK_E_USAGE), 64);
-    ck_assert_int_eq(ak_status_exit(AK_E_DATA), 65);
-    ck_assert_int_eq(ak_status_exit(AK_E_AMBIGUOUS), 65);
-    ck_assert_int_eq(ak_status_exit(AK_E_NOINPUT), 66);
-    ck_assert_int_eq(ak_status_exit(AK_E_CANTCREATE), 73);
-    ck_assert_int_eq(ak_status_exit(AK_E_IO), 74);
-    ck_assert_int_eq(ak_status_exit(AK_E_CONFIG), 78);
+    static const struct { ak_status status; int exit; } map[] = {
+        { AK_OK, EX_OK },
+        { AK_E_USAGE, EX_USAGE },
+        { AK_E_DATA, EX_DATAERR },
+        { AK_E_UNSUPPORTED, EX_DATAERR },
+        { AK_E_NOFORMAT, EX_DATAERR },
+        { AK_E_AMBIGUOUS, EX_DATAERR },
+        { AK_E_LIMIT, EX_DATAERR },
+        { AK_E_NOINPUT, EX_NOINPUT },
+        { AK_E_NOMEM, EX_OSERR },
+        { AK_E_CANTCREATE, EX_CANTCREAT },
+        { AK_E_IO, EX_IOERR },
+        { AK_E_CONFIG, EX_CONFIG },
+        { AK_E_NOWRITE, EX_UNAVAILABLE },
+    };
+    size_t n = sizeof map / sizeof map[0];
+    ck_assert_uint_eq(n, (size_t)AK_E_NOWRITE + 1); /* every status, once */
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_int_eq(map[i].status, (ak_status)i);
+        ck_assert_int_eq(ak_status_exit(map[i].status), map[i].exit);
+        /* each has a name of its own */
+        ck_assert_str_ne(ak_status_name(map[i].status), "unknown status");
+        for (size_t j = 0; j < i; j++)
+            ck_assert_str_ne(ak_status_name(map[i].status), ak_status_name(map[j].status));
+    }
     ck_assert_str_eq(ak_status_name(AK_E_DATA), "bad data");
+    /* a status from a newer library than the caller knows */
+    ck_assert_int_eq(ak_status_exit((ak_status)(AK_E_NOWRITE + 1)), EX_SOFTWARE);
+    ck_assert_str_eq(ak_status_name((ak_status)(AK_E_NOWRITE + 1)), "unknown status");
+}
+END_TEST
+
+/* ak_version_number() is ak_version()'s "MAJOR.MINOR.PATCH" as 0xMMmmpp. */
+START_TEST(version_number_matches_version)
+{
+    const char *v = ak_version();
+    char *end;
+    unsigned long major = strtoul(v, &end, 10);
+    ck_assert_int_eq(*end, '.');
+    unsigned long minor = strtoul(end + 1, &end, 10);
+    ck_assert_int_eq(*end, '.');
+    unsigned long patch = strtoul(end + 1, &end, 10);
+    ck_assert_msg(*end == '\0' || *end == '-' || *end == '+', "%s", v);
+    ck_assert_uint_eq(ak_version_number(), (uint32_t)(major * 65536 + minor * 256 + patch));
+}
+END_TEST
+
+/* A codec of text input that fails on line 2, column 9, byte 14. */
+static ak_status failing_text_read(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc)
+{
+    (void)bytes;
+    (void)size;
+    (void)doc;
+    return ak_fail_at(job, AK_E_DATA, 14, 2, 9, "expected %s, found '%s'", "z", "0,7");
+}
+
+static const ak_codec failing_text = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "ftx", "1", "test",
+                                       "MIT", "ftx", NULL, failing_text_read, NULL, NULL };
+
+static ak_message last_message;
+static char last_text[256];
+
+static void keep_message(void *user, const ak_message *msg)
+{
+    (void)user;
+    last_message = *msg;
+    snprintf(last_text, sizeof last_text, "%s", msg->text);
+    last_message.text = last_text;
+    last_message.file = NULL; /* not kept past the call */
+    last_message.plugin = NULL;
+}
+
+/* ak_fail_at() puts the line, column and offset in the report and the
+ * message, which the CLI prints as FILE:LINE:COLUMN (ABI 1.2). */
+START_TEST(fail_at_reports_line_and_column)
+{
+    const ak_codec *codecs[] = { &failing_text, NULL };
+    ak_registry *reg = ak_test_registry(codecs);
+    ak_options o = { sizeof o, "ftx", "bad.ftx", NULL, 0, 0 };
+    ak_report rep = { keep_message, NULL, AK_OK, 0, "", "", "", 0 };
+    ak_doc *doc = NULL;
+    ck_assert_int_eq(ak_read(reg, "x y\n1 0,7", 10, &o, &doc, &rep), AK_E_DATA);
+    ck_assert_ptr_null(doc);
+    ck_assert_int_eq(rep.status, AK_E_DATA);
+    ck_assert_int_eq(rep.offset, 14);
+    ck_assert_str_eq(rep.plugin, "ftx");
+    ck_assert_str_eq(rep.text, "expected z, found '0,7'");
+    ck_assert_str_eq(rep.message, "bad.ftx:2:9: ftx: error: expected z, found '0,7' (at byte 14, 0xe)");
+    ck_assert_uint_eq(last_message.line, 2);
+    ck_assert_uint_eq(last_message.column, 9);
+    ck_assert_int_eq(last_message.offset, 14);
+    ck_assert_int_eq(last_message.severity, AK_ERROR);
+    ak_registry_free(reg);
 }
 END_TEST
 
@@ -1470,6 +1556,8 @@ int main(void)
     tcase_add_test(tc, sampling_interpolates_between_keys);
     tcase_add_test(tc, path_stem);
     tcase_add_test(tc, status_exit_codes);
+    tcase_add_test(tc, version_number_matches_version);
+    tcase_add_test(tc, fail_at_reports_line_and_column);
     tcase_add_test(tc, digest_bytes_is_fnv1a);
     tcase_add_test(tc, bulk_fingerprint_agrees_with_the_single_key_check);
     tcase_add_test(tc, edits_of_several_words_are_detected);
