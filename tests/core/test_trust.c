@@ -197,6 +197,36 @@ START_TEST(config_below_tmp_is_refused)
 }
 END_TEST
 
+/* A plugin or config path naming a FIFO or a folder is refused as not a
+ * regular file; opening the FIFO must not wait for a writer. */
+START_TEST(fifo_and_folder_are_refused)
+{
+    if (!trusted_tmpdir())
+        return;
+    char fifo[PATH_MAX], folder[PATH_MAX];
+    snprintf(fifo, sizeof fifo, "%s/pipe.so", dir);
+    snprintf(folder, sizeof folder, "%s/folder.so", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(mkdir(folder, 0700), 0);
+    const char *paths[] = { fifo, folder };
+    for (int i = 0; i < 2; i++) {
+        msglog l = { "" };
+        ak_registry *reg = open_naming(paths[i], 0, &l);
+        ck_assert_uint_eq(ak_registry_count(reg), 0);
+        const char *why = refusal_of(reg);
+        ck_assert_msg(strstr(why, "not a regular file"), "%s: %s", paths[i], why);
+        ak_registry_free(reg);
+    }
+    ak_registry_config cfg = { sizeof cfg, 0, fifo, NULL, NULL, NULL, "/nonexistent" };
+    ak_registry *reg = NULL;
+    ak_report rep = { 0 };
+    ck_assert_int_eq(ak_registry_open(&cfg, &reg, &rep), AK_E_CONFIG);
+    ck_assert_msg(strstr(rep.message, "not a regular file"), "%s", rep.message);
+    unlink(fifo);
+    rmdir(folder);
+}
+END_TEST
+
 START_TEST(relative_xdg_config_home_is_ignored)
 {
     if (!trusted_tmpdir())
@@ -275,6 +305,7 @@ int main(void)
     tcase_add_test(tc, plugin_below_tmp_is_refused);
     tcase_add_test(tc, group_writable_folder_is_named);
     tcase_add_test(tc, config_below_tmp_is_refused);
+    tcase_add_test(tc, fifo_and_folder_are_refused);
     tcase_add_test(tc, relative_xdg_config_home_is_ignored);
     tcase_add_test(tc, other_owner_is_refused_as_root);
     suite_add_tcase(s, tc);
