@@ -67,6 +67,21 @@ static unsigned char *input_buffer(size_t size)
     return malloc(size);
 }
 
+size_t ak_read_full(int fd, void *buf, size_t n)
+{
+    unsigned char *p = buf;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, p + got, n - got);
+        if (r < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    return got;
+}
+
 /* The input is read, not mapped: a mapped file that another process
  * truncates kills the reader with SIGBUS, and a host must never die of
  * its input. */
@@ -94,15 +109,7 @@ ak_status ak_file_map(const char *path, ak_mapped_file *file, ak_report *report)
     if (!data)
         return input_error(report, AK_E_NOMEM, path, "not enough memory to read the file", fd);
     populate(data, size);
-    size_t got = 0;
-    while (got < size) {
-        ssize_t n = read(fd, data + got, size - got);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN))
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
+    size_t got = ak_read_full(fd, data, size);
     struct stat after;
     const char *changed = got < size ? "the file shrank while being read"
                           : fstat(fd, &after) != 0 || after.st_size != st.st_size ||

@@ -284,5 +284,9 @@ typedef struct ak_file_ops {
 extern const ak_file_ops ak_posix_file_ops;
 ak_status ak_file_replace_with(const ak_file_ops *ops, const char *path, const void *bytes,
                                size_t size, unsigned flags, ak_report *report);
+/* fileio.c: reads `n` bytes of a regular file into `buf`, stopping short
+ * only at the end of the file or an error; the count read. (EINTR and
+ * EAGAIN are retried: a regular file opened O_NONBLOCK never blocks.) */
+size_t ak_read_full(int fd, void *buf, size_t n);
 
 #endif

@@ -6,11 +6,12 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Why `name` is not a plain relative name, or NULL when it is. */
 static const char *name_problem(const char *name)
@@ -75,15 +76,17 @@ ak_status ak_job_read_sibling(ak_job *job, const char *name, const unsigned char
         return ak_fail(job, AK_E_NOINPUT, -1, "companion file '%s': path too long", name);
     size_t folder_len = strlen(path);
     memcpy(path + folder_len, name, strlen(name) + 1);
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* O_NONBLOCK: a FIFO named by a file (a mod archive can hold one) must
+     * be refused, not waited on for a writer that never comes. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
         return ak_fail(job, AK_E_NOINPUT, -1, "companion file '%s': %s", path, strerror(errno));
     char folder[PATH_MAX];
     memcpy(folder, path, folder_len);
     folder[folder_len] = '\0';
     struct stat st;
     ak_status status = AK_OK;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         status = ak_fail(job, AK_E_NOINPUT, -1, "companion file '%s': not a regular file", path);
     else if (!stays_inside(folder, path))
         status = ak_fail(job, AK_E_DATA, -1, "companion file '%s' refused: it leads out of the input's folder", name);
@@ -91,11 +94,11 @@ ak_status ak_job_read_sibling(ak_job *job, const char *name, const unsigned char
     size_t n = status == AK_OK ? (size_t)st.st_size : 0;
     if (status == AK_OK && !(buf = ak_job_alloc(job, n ? n : 1, 1)))
         status = job->status; /* over the read's cap, or out of memory */
-    if (status == AK_OK && n && fread(buf, 1, n, f) != n) {
+    if (status == AK_OK && ak_read_full(fd, buf, n) != n) {
         ak_job_free(job, buf);
         status = ak_fail(job, AK_E_IO, -1, "companion file '%s': short read", path);
     }
-    fclose(f);
+    close(fd);
     if (status != AK_OK)
         return status;
     *data = buf;

@@ -635,8 +635,17 @@ START_TEST(test_external_bin)
     }
     ck_assert_int_eq(read_external(dir, "missing.bin", 0, &rep), AK_E_NOINPUT);
     ck_assert_int_eq(read_external(dir, "a.bin", 16, &rep), AK_E_LIMIT); /* the cap counts the .bin */
-    const char *rm[] = { "in/link.bin", "in/a.bin", "in/sub/b c.bin", "outside.bin", "in/test.gltf", "in/sub", "in", "" };
-    for (int i = 0; i < 8; i++) {
+    /* A FIFO (a mod archive may hold one) and a folder are refused; the
+     * FIFO at once, not waited on for a writer (a hang before). */
+    snprintf(path, sizeof path, "%s/in/pipe.bin", dir);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    ck_assert_int_eq(read_external(dir, "pipe.bin", 0, &rep), AK_E_NOINPUT);
+    ck_assert_msg(strstr(rep.message, "pipe.bin': not a regular file"), "%s", rep.message);
+    ck_assert_int_eq(read_external(dir, "sub", 0, &rep), AK_E_NOINPUT);
+    ck_assert_msg(strstr(rep.message, "sub': not a regular file"), "%s", rep.message);
+    const char *rm[] = { "in/pipe.bin", "in/link.bin", "in/a.bin", "in/sub/b c.bin", "outside.bin", "in/test.gltf", "in/sub",
+                         "in", "" };
+    for (int i = 0; i < 9; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, rm[i]);
         remove(path);
     }
