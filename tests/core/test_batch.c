@@ -491,6 +491,61 @@ START_TEST(edit_commands_write_safely_and_diff_exits)
 }
 END_TEST
 
+/* remove, retime --fps and --trim through the CLI, and the usage errors of
+ * the edit commands; a refused edit leaves its input as it was. */
+START_TEST(edit_commands_remove_retime_and_refuse)
+{
+    tiny_ifp(in_dir("a.ifp"), 4);
+    tiny_ifp(in_dir("b.ifp"), 6);
+    ck_assert_int_eq(animkit("merge", in_dir("a.ifp"), in_dir("b.ifp"), "-o", in_dir("m.ifp"), NULL), 0);
+    ck_assert_int_eq(animkit("merge", in_dir("a.ifp"), in_dir("b.ifp"), "-o", in_dir("m2.ifp"), NULL), 0);
+    ck_assert_int_eq(animkit("remove", in_dir("m.ifp"), "CLIP4", "-o", in_dir("r.ifp"), NULL), 0);
+    ck_assert(same_file(in_dir("b.ifp"), in_dir("r.ifp"))); /* names match case-insensitively */
+    ck_assert_int_eq(animkit("remove", in_dir("m.ifp"), "clip4", "nope", "--in-place", NULL), 65);
+    char *err = slurp_text(err_path);
+    ck_assert_msg(strstr(err, "no clip named 'nope'"), "%s", err);
+    free(err);
+    ck_assert(same_file(in_dir("m2.ifp"), in_dir("m.ifp")));
+    ck_assert_int_eq(animkit("remove", in_dir("m.ifp"), "--in-place", NULL), 64);
+    ck_assert_int_eq(animkit("rename", in_dir("m.ifp"), "clip4", "x", "-o", in_dir("x.ifp"), "--in-place", NULL), 64);
+    ck_assert(same_file(in_dir("m2.ifp"), in_dir("m.ifp")));
+
+    /* wave.ifp: 1 s, three tracks of rotations and one of translations,
+     * a key every 1/30 s. At 10 fps each channel has keys at 0, 0.1 ... 1:
+     * 11. Trimmed to 0.25-0.75 s, the keys at k/30 inside (k = 8 ... 22)
+     * and one at each end: 17. */
+    char wave[PATH_MAX];
+    snprintf(wave, sizeof wave, "%s/samples/wave.ifp", getenv("AK_SRCDIR"));
+    ck_assert_int_eq(animkit("retime", wave, "--fps", "10", "-o", in_dir("w10.ifp"), NULL), 0);
+    ck_assert_int_eq(animkit("info", in_dir("w10.ifp"), NULL), 0);
+    char *out = slurp_text(out_path);
+    ck_assert_msg(strstr(out, "1 s, 3 tracks, keys: rotation 33 translation 11"), "%s", out);
+    free(out);
+    ck_assert_int_eq(animkit("retime", wave, "--trim", "0.25:0.75", "-o", in_dir("wt.ifp"), NULL), 0);
+    ck_assert_int_eq(animkit("info", in_dir("wt.ifp"), NULL), 0);
+    out = slurp_text(out_path);
+    ck_assert_msg(strstr(out, "0.5 s, 3 tracks, keys: rotation 51 translation 17"), "%s", out);
+    free(out);
+    /* --fps is the rate to resample to, not the one the anm reader assumes
+     * (30, -p fps=N): wave.anm's two rotation tracks, 31 keys each over its
+     * 1 s, get 11 keys each (read at 10 fps it would last 3 s and keep 31). */
+    snprintf(wave, sizeof wave, "%s/samples/wave.anm", getenv("AK_SRCDIR"));
+    ck_assert_int_eq(animkit("retime", wave, "--fps", "10", "-o", in_dir("w10.anm"), NULL), 0);
+    ck_assert_int_eq(animkit("info", in_dir("w10.anm"), NULL), 0);
+    out = slurp_text(out_path);
+    ck_assert_msg(strstr(out, "clip \"w10\": 1 s, 3 tracks, keys: rotation 22 "), "%s", out);
+    free(out);
+    static const char *const bad[][2] = {
+        { "--trim", "0.5" }, { "--trim", "0.75:0.25" }, { "--trim", "-1:0.5" }, { "--fps", "0" }, { "--fps", "x" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(animkit("retime", wave, bad[i][0], bad[i][1], "-o", in_dir("bad.ifp"), NULL) == 64, "%s %s",
+                      bad[i][0], bad[i][1]);
+    ck_assert_int_eq(animkit("retime", wave, "-o", in_dir("bad.ifp"), NULL), 64); /* nothing to do */
+    ck_assert_int_ne(access(in_dir("bad.ifp"), F_OK), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("batch");
@@ -503,6 +558,7 @@ int main(void)
     tcase_add_test(tc, two_inputs_one_output_refused);
     tcase_add_test(tc, bones_from_a_skeleton);
     tcase_add_test(tc, edit_commands_write_safely_and_diff_exits);
+    tcase_add_test(tc, edit_commands_remove_retime_and_refuse);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }
