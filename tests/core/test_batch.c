@@ -546,6 +546,32 @@ START_TEST(edit_commands_remove_retime_and_refuse)
 }
 END_TEST
 
+/* --bones FILE names tracks known only by a hash: one name a line (CR LF
+ * and blank lines allowed), hashed with CRC-32. The hashes here are
+ * zlib.crc32() of the names, computed outside animkit. */
+START_TEST(bone_names_from_a_dictionary)
+{
+    static const char json[] =
+        "{\"animkit\":1,\"clips\":[{\"name\":\"c\",\"duration\":1,\"tracks\":["
+        "{\"bone\":\"\",\"hash\":3688860866,\"rotation\":[[0,0,0,0,1]]},"  /* Bip01_Spine */
+        "{\"bone\":\"\",\"hash\":1,\"rotation\":[[0,0,0,0,1]]},"           /* no name has it */
+        "{\"bone\":\"\",\"hash\":3455696694,\"rotation\":[[0,0,0,0,1]]}]}]}"; /* Bip01 L Hand */
+    static const char names[] = "Bip01_Spine\r\n\r\nBip01 L Hand\nnobody\n";
+    put_bytes(in_dir("h.json"), json, sizeof json - 1);
+    put_bytes(in_dir("names.txt"), names, sizeof names - 1);
+    ck_assert_int_eq(animkit("dump", "--bones", in_dir("names.txt"), in_dir("h.json"), NULL), 0);
+    char *out = slurp_text(out_path);
+    ck_assert_msg(strstr(out, "track \"Bip01_Spine\" hash 0xdbdf8cc2") && strstr(out, "track \"\" hash 0x00000001") &&
+                      strstr(out, "track \"Bip01 L Hand\" hash 0xcdf9bf36"),
+                  "%s", out);
+    free(out);
+    ck_assert_int_eq(animkit("dump", "--bones", in_dir("none.txt"), in_dir("h.json"), NULL), 66);
+    char *err = slurp_text(err_path);
+    ck_assert_msg(strstr(err, "cannot open the bone-name dictionary"), "%s", err);
+    free(err);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("batch");
@@ -559,6 +585,7 @@ int main(void)
     tcase_add_test(tc, bones_from_a_skeleton);
     tcase_add_test(tc, edit_commands_write_safely_and_diff_exits);
     tcase_add_test(tc, edit_commands_remove_retime_and_refuse);
+    tcase_add_test(tc, bone_names_from_a_dictionary);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }
