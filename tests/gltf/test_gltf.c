@@ -570,6 +570,64 @@ START_TEST(test_bad_accessors)
 }
 END_TEST
 
+/* A glTF as another tool writes it: node "hand" made invisible at 0.5 s
+ * through KHR_animation_pointer (a STEP sampler of unsigned bytes, as
+ * ../shared/formats/gltf.md recommends), then CHANNELS. The buffer holds
+ * the times 0 and 0.5, the bytes 1 and 0 (and two of padding) and two
+ * rotations (0, 0, 0.6, 0.8). */
+#define FOREIGN_DOC(CHANNELS)                                                                                      \
+    "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_animation_pointer\",\"KHR_node_visibility\"],"     \
+    "\"buffers\":[{\"byteLength\":44,\"uri\":\"data:application/octet-stream;base64,AAAAAAAAAD8BAAAAAAAAAAAAAACamRk/zcxMPwAAAAAAAAAAmpkZP83MTD8=\"}],"                      \
+    "\"bufferViews\":[{\"buffer\":0,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":8,\"byteLength\":2},"           \
+    "{\"buffer\":0,\"byteOffset\":12,\"byteLength\":32}],"                                                         \
+    "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],"         \
+    "\"max\":[0.5]},{\"bufferView\":1,\"componentType\":5121,\"count\":2,\"type\":\"SCALAR\"},"                    \
+    "{\"bufferView\":2,\"componentType\":5126,\"count\":2,\"type\":\"VEC4\"}],"                                    \
+    "\"nodes\":[{\"name\":\"hand\",\"extensions\":{\"KHR_node_visibility\":{\"visible\":true}}}],"                 \
+    "\"animations\":[{\"name\":\"blink\",\"samplers\":[{\"input\":0,\"output\":1,\"interpolation\":\"STEP\"},"     \
+    "{\"input\":0,\"output\":2}],\"channels\":[{\"sampler\":0,\"target\":{\"path\":\"pointer\",\"extensions\":"    \
+    "{\"KHR_animation_pointer\":{\"pointer\":\"/nodes/0/extensions/KHR_node_visibility/visible\"}}}}" CHANNELS "]}]}"
+
+/* Appends each message's text, one a line, to the buffer `user` (2048 bytes). */
+static void collect_text(void *user, const ak_message *m)
+{
+    char *said = user;
+    size_t used = strlen(said);
+    snprintf(said + used, 2048 - used, "%s\n", m->text);
+}
+
+START_TEST(test_foreign_visibility_and_targets)
+{
+    ak_registry *reg = registry();
+    /* A morph-weight channel is skipped with a warning: animkit keeps bone
+     * transforms and visibility. */
+    static const char skipped[] = FOREIGN_DOC(",{\"sampler\":1,\"target\":{\"node\":0,\"path\":\"weights\"}}");
+    ak_doc *doc = NULL;
+    char said[2048] = "";
+    ak_report rep = { collect_text, said, AK_OK, 0, "", "", "", 0 };
+    ak_options o = { sizeof o, "gltf", "foreign.gltf", NULL, 0, 0 };
+    ck_assert_msg(ak_read(reg, skipped, strlen(skipped), &o, &doc, &rep) == AK_OK, "%s", rep.message);
+    ck_assert_msg(strstr(said, "animations[0].channels[1]: target 'weights' skipped"), "%s", said);
+    ck_assert_uint_eq(doc->clip_count, 1);
+    ck_assert_str_eq(doc->clips[0]->name, "blink");
+    ck_assert_uint_eq(doc->clips[0]->track_count, 1);
+    const ak_track *t = doc->clips[0]->tracks[0];
+    ck_assert_str_eq(t->bone, "hand");
+    const ak_channel *vis = &t->channel[AK_VISIBILITY];
+    ck_assert_uint_eq(vis->count, 2);
+    ck_assert(vis->keys[0].time == 0.0 && vis->keys[0].v[0] == 1.0);
+    ck_assert(vis->keys[1].time == 0.5 && vis->keys[1].v[0] == 0.0);
+    for (int k = 0; k < AK_VISIBILITY; k++)
+        ck_assert_uint_eq(t->channel[k].count, 0);
+    ak_doc_free(doc);
+    /* One node's rotation from two channels: which would win is not said. */
+    static const char twice[] = FOREIGN_DOC(",{\"sampler\":1,\"target\":{\"node\":0,\"path\":\"rotation\"}},"
+                                            "{\"sampler\":1,\"target\":{\"node\":0,\"path\":\"rotation\"}}");
+    refused(reg, twice, strlen(twice), "animations[0].channels[2]: node 0 rotation is animated twice");
+    ak_registry_free(reg);
+}
+END_TEST
+
 /* A .gltf whose buffer lies in a file beside it, under `uri`. */
 static ak_status read_external(const char *dir, const char *uri, size_t max_alloc, ak_report *rep)
 {
@@ -842,6 +900,7 @@ int main(void)
     tcase_add_test(tc, test_edit_detected);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_bad_accessors);
+    tcase_add_test(tc, test_foreign_visibility_and_targets);
     tcase_add_test(tc, test_external_bin);
     tcase_add_test(tc, test_mirrored_bone);
     tcase_add_test(tc, test_blob_without_keys);
