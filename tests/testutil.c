@@ -195,3 +195,10 @@ ak_allocator ak_test_counting_allocator(long *live)
     ak_allocator a = { counted_alloc, counted_realloc, counted_free, live };
     return a;
 }
+
+void ak_test_collect(void *user, const ak_message *message)
+{
+    ak_test_said *said = user;
+    size_t used = strlen(said->text);
+    snprintf(said->text + used, sizeof said->text - used, "%s\n", message->text);
+}

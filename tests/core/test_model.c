@@ -1413,6 +1413,87 @@ START_TEST(path_stem)
 }
 END_TEST
 
+/* Codecs that do one direction: "wonly" writes nothing at all (an empty
+ * file), "ronly" fails its read without saying why. "bare" writes
+ * rotations and translations only. */
+static ak_status write_nothing(ak_job *job, const ak_doc *doc, ak_sink *out)
+{
+    (void)job;
+    (void)doc;
+    (void)out;
+    return AK_OK;
+}
+
+static ak_status fail_silently(ak_job *job, const unsigned char *bytes, size_t size, ak_doc *doc)
+{
+    (void)job;
+    (void)bytes;
+    (void)size;
+    (void)doc;
+    return AK_E_DATA;
+}
+
+static const ak_codec write_only = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), AK_CAP_MULTI_CLIP, "wonly", "1",
+                                     "test", "MIT", "wo", NULL, NULL, write_nothing, NULL };
+static const ak_codec read_only = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "ronly", "1",
+                                    "test", "MIT", "ro", NULL, fail_silently, NULL, NULL };
+static const ak_codec bare = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), AK_CAP_TRANSLATION | AK_CAP_BONE_NAME,
+                               "bare", "1", "test", "MIT", "bare", NULL, NULL, write_nothing, NULL };
+
+static ak_status write_with(ak_registry *reg, const ak_doc *doc, const char *format, unsigned char **out, size_t *n,
+                            ak_report *rep)
+{
+    ak_options o = { sizeof o, format, "out.x", NULL, 0, 0 };
+    memset(rep, 0, sizeof *rep);
+    return ak_write(reg, doc, &o, out, n, rep);
+}
+
+/* A direction a codec lacks is refused with the status that says so; a
+ * read that fails without a message still reports one; an empty output
+ * is a buffer, not NULL; what a format cannot hold is named before it is
+ * dropped (one warning each). */
+START_TEST(one_way_codecs_and_losses)
+{
+    const ak_codec *codecs[] = { &write_only, &read_only, &bare, NULL };
+    ak_registry *reg = ak_test_registry(codecs);
+    ak_options o = { sizeof o, "wonly", "in.wo", NULL, 0, 0 };
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    ck_assert_int_eq(ak_read(reg, "x", 1, &o, &doc, &rep), AK_E_UNSUPPORTED);
+    ck_assert_msg(strstr(rep.message, "wonly: error: this plugin cannot read"), "%s", rep.message);
+    o.format = "ronly";
+    memset(&rep, 0, sizeof rep);
+    ck_assert_int_eq(ak_read(reg, "x", 1, &o, &doc, &rep), AK_E_DATA);
+    ck_assert_ptr_null(doc);
+    ck_assert_msg(strstr(rep.message, "read failed (bad data)"), "%s", rep.message);
+
+    doc = ak_doc_new();
+    ak_track *t = ak_track_add(ak_clip_add(doc, "c"), "b");
+    ck_assert_ptr_nonnull(ak_key_add(t, AK_SCALE));
+    t->weight = 0.5;
+    unsigned char *out = NULL;
+    size_t n = 99;
+    ck_assert_int_eq(write_with(reg, doc, "ronly", &out, &n, &rep), AK_E_NOWRITE);
+    ck_assert_int_eq(ak_status_exit(AK_E_NOWRITE), 69);
+    ck_assert_msg(strstr(rep.message, "ronly: error: this plugin cannot write"), "%s", rep.message);
+    ck_assert(out == NULL && n == 0);
+    ck_assert_int_eq(write_with(reg, doc, "wonly", &out, &n, &rep), AK_OK);
+    ck_assert(out != NULL && n == 0);
+    ak_buffer_free(reg, out);
+    ak_test_said said = { "" };
+    rep = (ak_report){ ak_test_collect, &said, AK_OK, 0, "", "", "", 0 };
+    ak_options wo = { sizeof wo, "bare", "out.bare", NULL, 0, 0 };
+    ck_assert_int_eq(ak_write(reg, doc, &wo, &out, &n, &rep), AK_OK);
+    ak_buffer_free(reg, out);
+    ck_assert_uint_eq(rep.warnings, 2);
+    ck_assert_msg(strstr(said.text, "1 scale keys will be dropped: bare cannot store them\n"), "%s", said.text);
+    ck_assert_msg(strstr(said.text, "1 track weights other than 1 will be dropped: bare cannot store them\n"), "%s",
+                  said.text);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+}
+END_TEST
+
 /* Every status against <sysexits.h>, whose values the CLI's exit codes are. */
 START_TEST(status_exit_codes)
 {
@@ -1556,6 +1637,7 @@ int main(void)
     tcase_add_test(tc, sampling_interpolates_between_keys);
     tcase_add_test(tc, path_stem);
     tcase_add_test(tc, status_exit_codes);
+    tcase_add_test(tc, one_way_codecs_and_losses);
     tcase_add_test(tc, version_number_matches_version);
     tcase_add_test(tc, fail_at_reports_line_and_column);
     tcase_add_test(tc, digest_bytes_is_fnv1a);

@@ -588,14 +588,6 @@ END_TEST
     "{\"input\":0,\"output\":2}],\"channels\":[{\"sampler\":0,\"target\":{\"path\":\"pointer\",\"extensions\":"    \
     "{\"KHR_animation_pointer\":{\"pointer\":\"/nodes/0/extensions/KHR_node_visibility/visible\"}}}}" CHANNELS "]}]}"
 
-/* Appends each message's text, one a line, to the buffer `user` (2048 bytes). */
-static void collect_text(void *user, const ak_message *m)
-{
-    char *said = user;
-    size_t used = strlen(said);
-    snprintf(said + used, 2048 - used, "%s\n", m->text);
-}
-
 START_TEST(test_foreign_visibility_and_targets)
 {
     ak_registry *reg = registry();
@@ -603,11 +595,11 @@ START_TEST(test_foreign_visibility_and_targets)
      * transforms and visibility. */
     static const char skipped[] = FOREIGN_DOC(",{\"sampler\":1,\"target\":{\"node\":0,\"path\":\"weights\"}}");
     ak_doc *doc = NULL;
-    char said[2048] = "";
-    ak_report rep = { collect_text, said, AK_OK, 0, "", "", "", 0 };
+    ak_test_said said = { "" };
+    ak_report rep = { ak_test_collect, &said, AK_OK, 0, "", "", "", 0 };
     ak_options o = { sizeof o, "gltf", "foreign.gltf", NULL, 0, 0 };
     ck_assert_msg(ak_read(reg, skipped, strlen(skipped), &o, &doc, &rep) == AK_OK, "%s", rep.message);
-    ck_assert_msg(strstr(said, "animations[0].channels[1]: target 'weights' skipped"), "%s", said);
+    ck_assert_msg(strstr(said.text, "animations[0].channels[1]: target 'weights' skipped"), "%s", said.text);
     ck_assert_uint_eq(doc->clip_count, 1);
     ck_assert_str_eq(doc->clips[0]->name, "blink");
     ck_assert_uint_eq(doc->clips[0]->track_count, 1);
