@@ -154,6 +154,10 @@ START_TEST(bad_values_are_errors)
     ak_report rep2 = { 0 };
     ck_assert_int_eq(open_with(path, &reg, &rep2, &l), AK_E_CONFIG);
     ck_assert_ptr_nonnull(strstr(rep2.message, "b.ini:2: enabled must be yes or no"));
+    path = write_at("c.ini", "[animkit]\n\nautoload = sometimes\n");
+    ak_report rep3 = { 0 };
+    ck_assert_int_eq(open_with(path, &reg, &rep3, &l), AK_E_CONFIG);
+    ck_assert_msg(strstr(rep3.message, "c.ini:3: autoload must be yes or no, not 'sometimes'"), "%s", rep3.message);
 }
 END_TEST
 

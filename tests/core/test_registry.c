@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -463,10 +464,35 @@ START_TEST(add_codec_checks_descriptor)
     ak_report rep = { 0 };
     ck_assert_int_eq(ak_registry_add_codec(reg, animkit_codec(), 0, &rep), AK_E_USAGE);
     ck_assert_ptr_nonnull(strstr(rep.message, "already taken"));
-    ak_codec bad = *animkit_codec();
-    bad.name = "Bad Name";
-    ak_report rep2 = { 0 };
-    ck_assert_int_eq(ak_registry_add_codec(reg, &bad, 0, &rep2), AK_E_USAGE);
+    /* Each broken descriptor is refused, saying why, and nothing is added. */
+    ak_codec bad[6];
+    for (int i = 0; i < 6; i++) {
+        bad[i] = *animkit_codec();
+        bad[i].name = "other";
+    }
+    bad[0].name = "Bad Name";
+    bad[1].description = NULL;
+    bad[2].read = NULL;
+    bad[2].write = NULL;
+    bad[3].struct_size = (uint32_t)offsetof(ak_codec, write); /* ends before the 1.0 fields do */
+    bad[4].abi_major = AK_ABI_MAJOR + 1;
+    bad[5].abi_minor = AK_ABI_MINOR + 1; /* newer than this library */
+    static const char *const why[] = {
+        "its name is empty, longer than 31 bytes, or not made of [a-z0-9_]",
+        "its descriptor lacks a version, description, licence or extension list",
+        "it can neither read nor write",
+        "smaller than the",
+        "built for animkit ABI",
+        "built for animkit ABI",
+    };
+    for (int i = 0; i < 6; i++) {
+        ak_report r = { 0 };
+        ck_assert_int_eq(ak_registry_add_codec(reg, &bad[i], 0, &r), AK_E_USAGE);
+        ck_assert_msg(strstr(r.message, "codec refused: ") && strstr(r.message, why[i]), "%d: %s", i, r.message);
+    }
+    ak_report r = { 0 };
+    ck_assert_int_eq(ak_registry_add_codec(reg, NULL, 0, &r), AK_E_USAGE);
+    ck_assert_msg(strstr(r.message, "returned no descriptor"), "%s", r.message);
     ck_assert_uint_eq(ak_registry_count(reg), 1);
     ak_registry_free(reg);
 }
