@@ -149,8 +149,8 @@ tests_core_test_edit_SOURCES = tests/core/test_edit.c
 tests_core_test_edit_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_edit_LDADD = plugins/ifp/libifp-impl.la $(TEST_LIBS) -lm
 tests_core_test_batch_SOURCES = tests/core/test_batch.c
-tests_core_test_batch_CFLAGS = $(TEST_CFLAGS)
-tests_core_test_batch_LDADD = $(TEST_LIBS) -lutil
+tests_core_test_batch_CFLAGS = $(TEST_CFLAGS) $(JANSSON_CFLAGS)
+tests_core_test_batch_LDADD = $(TEST_LIBS) $(JANSSON_LIBS) -lutil
 
 # Folders the tests make for configs and plugins (see ak_test_tmpdir).
 clean-local: clean-test-tmp

@@ -5,6 +5,8 @@
  * order, and the edit commands' exit codes and diff output. */
 #include "testutil.h"
 
+#include <jansson.h>
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -572,6 +574,58 @@ START_TEST(bone_names_from_a_dictionary)
 }
 END_TEST
 
+/* --json output holds a failed file too, as valid JSON a toolchain can
+ * parse: info one array, validate one object a line. And the refusals of
+ * batch use, each with its exit code. */
+START_TEST(json_output_of_failures_and_batch_refusals)
+{
+    char wave[PATH_MAX];
+    snprintf(wave, sizeof wave, "%s/samples/wave.ifp", getenv("AK_SRCDIR"));
+    put_bytes(in_dir("bad.ifp"), "ANP3garbage", 11); /* the package name runs past the end at byte 8 */
+    ck_assert_int_eq(animkit("info", "--json", wave, in_dir("bad.ifp"), NULL), 65);
+    char *out = slurp_text(out_path);
+    json_error_t jerr;
+    json_t *all = json_loads(out, 0, &jerr);
+    ck_assert_msg(json_is_array(all) && json_array_size(all) == 2, "%s: %s", jerr.text, out);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(all, 0), "format")), "ifp");
+    json_t *bad = json_array_get(all, 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(bad, "exit")), 65);
+    const char *error = json_string_value(json_object_get(bad, "error"));
+    ck_assert_msg(error && strstr(error, "bad.ifp: ifp: error: ") && strstr(error, "(at byte 8, 0x8)"), "%s", out);
+    json_decref(all);
+    free(out);
+
+    ck_assert_int_eq(animkit("validate", "--json", wave, in_dir("bad.ifp"), NULL), 65);
+    out = slurp_text(out_path);
+    char *second = strchr(out, '\n');
+    ck_assert_ptr_nonnull(second);
+    *second++ = '\0';
+    json_t *ok = json_loads(out, 0, &jerr), *failed = json_loads(second, 0, &jerr);
+    ck_assert_msg(ok && failed, "%s", jerr.text);
+    ck_assert(json_is_true(json_object_get(ok, "valid")) && json_integer_value(json_object_get(ok, "exit")) == 0);
+    ck_assert(json_is_false(json_object_get(failed, "valid")));
+    ck_assert_int_eq(json_integer_value(json_object_get(failed, "errors")), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(failed, "exit")), 65);
+    ck_assert_msg(strstr(json_string_value(json_object_get(failed, "message")), "(at byte 8, 0x8)"), "%s", second);
+    json_decref(ok);
+    json_decref(failed);
+    free(out);
+
+    ck_assert_int_eq(animkit("dump", "--clip", "nope", wave, NULL), 65);
+    char *err = slurp_text(err_path);
+    ck_assert_msg(strstr(err, "no clip named 'nope'"), "%s", err);
+    free(err);
+    ck_assert_int_eq(mkdir(in_dir("empty"), 0777), 0);
+    ck_assert_int_eq(animkit("info", in_dir("empty"), NULL), 66);
+    ck_assert_int_eq(animkit("convert", wave, wave, "-o", in_dir("outdir"), NULL), 64); /* no --to */
+    ck_assert_int_eq(animkit("convert", "--clip", "wave", wave, wave, "-o", in_dir("o2"), "--to", "json", NULL), 64);
+    ck_assert_int_eq(animkit("convert", wave, "-o", in_dir("bad.ifp/sub"), "--to", "json", NULL), 73);
+    err = slurp_text(err_path);
+    ck_assert_msg(strstr(err, "cannot create the folder"), "%s", err);
+    free(err);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("batch");
@@ -586,6 +640,7 @@ int main(void)
     tcase_add_test(tc, edit_commands_write_safely_and_diff_exits);
     tcase_add_test(tc, edit_commands_remove_retime_and_refuse);
     tcase_add_test(tc, bone_names_from_a_dictionary);
+    tcase_add_test(tc, json_output_of_failures_and_batch_refusals);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }
