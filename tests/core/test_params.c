@@ -99,6 +99,54 @@ START_TEST(core_checks_before_the_codec_runs)
 }
 END_TEST
 
+/* A codec that declares nothing gets every parameter unchecked, so its own
+ * typed getters are what refuse a malformed value, naming it. */
+static ak_status loose_read(ak_job *job, const unsigned char *b, size_t n, ak_doc *doc)
+{
+    (void)b; (void)n;
+    ak_clip *clip = ak_clip_add(doc, "c");
+    if (!clip)
+        return AK_E_NOMEM;
+    ak_prop_set_int(doc, &clip->props, "n", ak_job_param_int(job, "n", 1));
+    ak_prop_set_int(doc, &clip->props, "on", ak_job_param_bool(job, "on", 1));
+    ak_prop_set_float(doc, &clip->props, "x", ak_job_param_number(job, "x", 1));
+    return AK_OK;
+}
+
+static const ak_codec loose = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "loose", "1", "t", "MIT",
+                                "lse", NULL, loose_read, NULL, NULL };
+
+START_TEST(undeclared_getters_refuse_malformed_values)
+{
+    const ak_codec *codecs[] = { &loose, NULL };
+    ak_registry *reg = ak_test_registry(codecs);
+    static const struct { const char *param, *message; } bad[] = {
+        { "n=abc", "parameter n=abc is not an integer" },
+        { "on=maybe", "parameter on=maybe is not yes or no" },
+        { "x=1e", "parameter x=1e is not a number" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *params[] = { bad[i].param, NULL };
+        ak_options o = { sizeof o, "loose", "in.lse", params, 0, 0 };
+        ak_doc *doc = NULL;
+        ak_report rep = { 0 };
+        ck_assert_int_eq(ak_read(reg, "x", 1, &o, &doc, &rep), AK_E_USAGE);
+        ck_assert_ptr_null(doc);
+        if (!strstr(rep.message, bad[i].message))
+            ck_abort_msg("%s: got \"%s\"", bad[i].param, rep.message);
+    }
+    const char *good[] = { "n=-3", "on=no", "x=0.25", NULL };
+    ak_options o = { sizeof o, "loose", "in.lse", good, 0, 0 };
+    ak_doc *doc = NULL;
+    ak_report rep = { 0 };
+    ck_assert_int_eq(ak_read(reg, "x", 1, &o, &doc, &rep), AK_OK);
+    const ak_props *p = &doc->clips[0]->props;
+    ck_assert(ak_prop_get(p, "n")->i == -3 && ak_prop_get(p, "on")->i == 0 && ak_prop_get(p, "x")->f == 0.25);
+    ak_doc_free(doc);
+    ak_registry_free(reg);
+}
+END_TEST
+
 START_TEST(malformed_declarations_are_refused)
 {
     static const ak_param no_choices[] = { { "m", AK_PARAM_CHOICE, AK_PARAM_READ, NULL, NULL, "h" },
@@ -132,6 +180,7 @@ int main(void)
     tcase_add_test(tc, getters_return_values_and_declared_defaults);
     tcase_add_test(tc, core_checks_before_the_codec_runs);
     tcase_add_test(tc, malformed_declarations_are_refused);
+    tcase_add_test(tc, undeclared_getters_refuse_malformed_values);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }
