@@ -199,6 +199,8 @@ ak_allocator ak_test_counting_allocator(long *live)
 void ak_test_collect(void *user, const ak_message *message)
 {
     ak_test_said *said = user;
+    char line[2048];
+    ak_message_format(message, line, sizeof line);
     size_t used = strlen(said->text);
-    snprintf(said->text + used, sizeof said->text - used, "%s\n", message->text);
+    snprintf(said->text + used, sizeof said->text - used, "%s\n", line);
 }

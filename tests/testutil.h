@@ -46,8 +46,9 @@ void ak_test_cuts(const unsigned char *bytes, size_t n, size_t dense, size_t ste
  * replaced byte). */
 void ak_test_pokes(const unsigned char *bytes, size_t n, size_t limit, size_t stride, const uint32_t *values,
                    size_t count, size_t width, ak_test_sweep_fn *fn, void *user);
-/* Every message's text, one a line (ak_report.on_message with `user` an
- * ak_test_said); the end is cut when it does not fit. */
+/* Every message as ak_message_format() puts it ("FILE: PLUGIN: warning:
+ * TEXT (at byte N, 0xN)"), one a line (ak_report.on_message with `user`
+ * an ak_test_said); the end is cut when it does not fit. */
 typedef struct ak_test_said {
     char text[4096];
 } ak_test_said;

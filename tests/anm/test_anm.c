@@ -2224,6 +2224,50 @@ START_TEST(t_key_times_against_frames)
 }
 END_TEST
 
+/* Versions 3.0 and 5.0, which the fact sheet says one decoder accepts but
+ * no real file uses: read by their frame tags with a warning at byte 4,
+ * and written back byte for byte. 7.0 is refused at byte 4. wave.anm
+ * (6.0) with its version bytes changed. */
+START_TEST(t_never_seen_versions)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/samples/wave.anm", getenv("AK_SRCDIR"));
+    size_t n;
+    unsigned char *b = ak_test_slurp(path, &n);
+    ck_assert(n > 8 && b[4] == 0 && b[5] == 0 && b[6] == 6 && b[7] == 0);
+    ak_registry *reg = reg_anm();
+    static const struct { unsigned char major; const char *variant; } seen[] = { { 3, "3.0" }, { 5, "5.0" } };
+    for (int i = 0; i < 2; i++) {
+        b[6] = seen[i].major;
+        ak_test_said said = { "" };
+        ak_report rep = { ak_test_collect, &said, AK_OK, 0, "", "", "", 0 };
+        ak_options o = { sizeof o, "anm", "old.anm", NULL, 0, 0 };
+        ak_doc *doc = NULL;
+        ck_assert_msg(ak_read(reg, b, n, &o, &doc, &rep) == AK_OK, "%s", rep.message);
+        ck_assert_str_eq(doc->variant, seen[i].variant);
+        ck_assert_uint_eq(rep.warnings, 1);
+        char want[128];
+        snprintf(want, sizeof want, "old.anm: anm: warning: EANM version %s has never been seen in real files; read by "
+                 "its frame tags (at byte 4, 0x4)\n", seen[i].variant);
+        ck_assert_msg(strstr(said.text, want), "%s", said.text);
+        size_t m;
+        unsigned char *out = ak_test_write(reg, doc, "anm", &m);
+        ck_assert(ak_test_same_bytes(b, n, out, m, seen[i].variant));
+        free(out);
+        ak_doc_free(doc);
+    }
+    b[6] = 7;
+    ak_options o = { sizeof o, "anm", "new.anm", NULL, 0, 0 };
+    ak_report rep = { 0 };
+    ak_doc *doc = NULL;
+    ck_assert_int_eq(ak_read(reg, b, n, &o, &doc, &rep), AK_E_UNSUPPORTED);
+    ck_assert_int_eq(rep.offset, 4);
+    ck_assert_msg(strstr(rep.message, "EANM version 0x00070000 (7.0) is not supported"), "%s", rep.message);
+    ak_registry_free(reg);
+    free(b);
+}
+END_TEST
+
 START_TEST(t_bad_params)
 {
     static const char *const bones[] = { "a" };
@@ -2283,6 +2327,7 @@ int main(void)
     tcase_add_test(tc, t_records_kept_for_keyless_records);
     tcase_add_test(tc, t_key_times_against_frames);
     tcase_add_test(tc, t_bad_params);
+    tcase_add_test(tc, t_never_seen_versions);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }
