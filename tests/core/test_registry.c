@@ -498,17 +498,6 @@ START_TEST(add_codec_checks_descriptor)
 }
 END_TEST
 
-typedef struct warned {
-    char all[4096];
-} warned;
-
-static void collect(void *user, const ak_message *m)
-{
-    warned *w = user;
-    size_t used = strlen(w->all);
-    snprintf(w->all + used, sizeof w->all - used, "%s\n", m->text);
-}
-
 START_TEST(write_reports_losses_and_picks_by_extension)
 {
     const ak_codec *codecs[] = { animkit_codec(), NULL };
@@ -523,29 +512,25 @@ START_TEST(write_reports_losses_and_picks_by_extension)
     ak_key_add(t, AK_TRANSLATION);
     ak_event_add(clip, 0, "a", "b");
     /* Without data of its own format nothing format-specific is lost. */
-    warned w0 = { "" };
-    ak_report rep0 = { 0 };
-    rep0.on_message = collect;
-    rep0.user = &w0;
+    ak_test_said w0 = { "" };
+    ak_report rep0 = { ak_test_collect, &w0, AK_OK, 0, "", "", "", 0 };
     ak_options o0 = { sizeof o0, "akm", NULL, NULL, 0, 0 };
     unsigned char *b0;
     size_t n0;
     ck_assert_int_eq(ak_write(reg, doc, &o0, &b0, &n0, &rep0), AK_OK);
-    ck_assert_ptr_null(strstr(w0.all, "specific to the ifp format"));
+    ck_assert_ptr_null(strstr(w0.text, "specific to the ifp format"));
     ak_buffer_free(reg, b0);
     ak_prop_set_int(doc, &clip->props, "ifp.flags", 1);
-    warned w = { "" };
-    ak_report rep = { 0 };
-    rep.on_message = collect;
-    rep.user = &w;
+    ak_test_said w = { "" };
+    ak_report rep = { ak_test_collect, &w, AK_OK, 0, "", "", "", 0 };
     ak_options o = { sizeof o, NULL, "out/walk.AKM", NULL, 0, 0 };
     unsigned char *bytes;
     size_t n;
     ck_assert_int_eq(ak_write(reg, doc, &o, &bytes, &n, &rep), AK_OK);
-    ck_assert_ptr_nonnull(strstr(w.all, "2 translation keys will be dropped: akm cannot store them"));
-    ck_assert_ptr_nonnull(strstr(w.all, "1 events will be dropped"));
-    ck_assert_ptr_nonnull(strstr(w.all, "1 bone ids will be dropped"));
-    ck_assert_ptr_nonnull(strstr(w.all, "specific to the ifp format"));
+    ck_assert_ptr_nonnull(strstr(w.text, "2 translation keys will be dropped: akm cannot store them"));
+    ck_assert_ptr_nonnull(strstr(w.text, "1 events will be dropped"));
+    ck_assert_ptr_nonnull(strstr(w.text, "1 bone ids will be dropped"));
+    ck_assert_ptr_nonnull(strstr(w.text, "specific to the ifp format"));
     ck_assert_uint_eq(n, 4 + 4 + 4 + 1 + 6 + 4 + 20);
     ak_buffer_free(reg, bytes);
     /* two clips cannot go into a one-clip format */
