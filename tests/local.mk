@@ -11,6 +11,10 @@ tests_libtestutil_la_SOURCES = tests/testutil.c tests/testutil.h
 tests_libtestutil_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 # Test programs link this; -rpath-less convenience library.
 TEST_LIBS = tests/libtestutil.la libanimkit.la $(CHECK_LIBS)
+# The unit tests of functions inside the core (core/internal.h), which
+# libanimkit.so does not export, link the core's own objects instead. None
+# of them loads a plugin, which would bring libanimkit.so in beside them.
+TEST_INTERNAL_LIBS = tests/libtestutil.la libanimkit-core.la $(CHECK_LIBS)
 # Test paths come from mkdtemp and are short; truncation warnings there are noise.
 TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -I$(top_srcdir)/tests $(NO_TRUNCATION_WARNING)
 
@@ -83,12 +87,14 @@ CORE_TESTS = tests/core/test_pool tests/core/test_model tests/core/test_binio te
 	tests/core/test_dtoa tests/core/test_params tests/core/test_text tests/core/test_locale \
 	tests/core/test_trust tests/core/test_plugin_load tests/core/test_hostsafety tests/core/test_cli_output \
 	tests/core/test_config_limits \
-	tests/core/test_quat
+	tests/core/test_quat tests/core/test_elfscan
 check_PROGRAMS += $(CORE_TESTS)
 TESTS += $(CORE_TESTS)
+TESTS += tests/core/exports.sh
+EXTRA_DIST += tests/core/exports.sh
 tests_core_test_model_SOURCES = tests/core/test_model.c
 tests_core_test_model_CFLAGS = $(TEST_CFLAGS)
-tests_core_test_model_LDADD = $(TEST_LIBS)
+tests_core_test_model_LDADD = $(TEST_INTERNAL_LIBS)
 tests_core_test_pool_SOURCES = tests/core/test_pool.c
 tests_core_test_pool_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_pool_LDADD = $(TEST_LIBS)
@@ -97,7 +103,7 @@ tests_core_test_quat_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_quat_LDADD = $(TEST_LIBS)
 tests_core_test_dtoa_SOURCES = tests/core/test_dtoa.c
 tests_core_test_dtoa_CFLAGS = $(TEST_CFLAGS) -I$(top_srcdir)/core
-tests_core_test_dtoa_LDADD = $(TEST_LIBS)
+tests_core_test_dtoa_LDADD = $(TEST_INTERNAL_LIBS)
 tests_core_test_binio_SOURCES = tests/core/test_binio.c
 tests_core_test_binio_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_binio_LDADD = $(TEST_LIBS)
@@ -109,7 +115,7 @@ tests_core_test_config_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_config_LDADD = $(TEST_LIBS)
 tests_core_test_fileio_SOURCES = tests/core/test_fileio.c
 tests_core_test_fileio_CFLAGS = $(TEST_CFLAGS) -I$(top_srcdir)/core
-tests_core_test_fileio_LDADD = $(TEST_LIBS)
+tests_core_test_fileio_LDADD = $(TEST_INTERNAL_LIBS)
 tests_core_test_cli_SOURCES = tests/core/test_cli.c
 tests_core_test_cli_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_cli_LDADD = $(TEST_LIBS)
@@ -118,13 +124,16 @@ tests_core_test_trust_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_trust_LDADD = $(TEST_LIBS)
 tests_core_test_hostsafety_SOURCES = tests/core/test_hostsafety.c
 tests_core_test_hostsafety_CFLAGS = $(TEST_CFLAGS) -I$(top_srcdir)/core -pthread
-tests_core_test_hostsafety_LDADD = $(TEST_LIBS) -lpthread
+tests_core_test_hostsafety_LDADD = $(TEST_INTERNAL_LIBS) -lpthread
 tests_core_test_cli_output_SOURCES = tests/core/test_cli_output.c
 tests_core_test_cli_output_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_cli_output_LDADD = $(TEST_LIBS)
 tests_core_test_config_limits_SOURCES = tests/core/test_config_limits.c
 tests_core_test_config_limits_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_config_limits_LDADD = $(TEST_LIBS)
+tests_core_test_elfscan_SOURCES = tests/core/test_elfscan.c
+tests_core_test_elfscan_CFLAGS = $(TEST_CFLAGS)
+tests_core_test_elfscan_LDADD = $(TEST_INTERNAL_LIBS)
 tests_core_test_plugin_load_SOURCES = tests/core/test_plugin_load.c
 tests_core_test_plugin_load_CFLAGS = $(TEST_CFLAGS)
 tests_core_test_plugin_load_LDADD = $(TEST_LIBS)

@@ -106,8 +106,6 @@ int ak_test_same_bytes(const unsigned char *a, size_t na, const unsigned char *b
     return 1;
 }
 
-int ak_trust_open(const char *path, const char *what, int unsafe, char *why, size_t n); /* core/trust.c */
-
 void ak_test_tmpdir(const char *prefix, char *buf, size_t size)
 {
     const char *b = getenv("AK_BUILDDIR");
@@ -117,20 +115,26 @@ void ak_test_tmpdir(const char *prefix, char *buf, size_t size)
     ck_assert_msg(mkdir(base, 0700) == 0 || errno == EEXIST, "cannot create %s", base);
     ck_assert_msg((size_t)snprintf(buf, size, "%s/%s-XXXXXX", base, prefix) < size, "path too long");
     ck_assert_ptr_nonnull(mkdtemp(buf));
-    char probe[PATH_MAX], why[PATH_MAX + 256];
-    snprintf(probe, sizeof probe, "%s/.trust-probe", buf);
+    /* Whether the folder passes the plugin trust rule, asked as a host
+     * would: a registry opened on a config file placed in it. */
+    char probe[PATH_MAX];
+    snprintf(probe, sizeof probe, "%s/.trust-probe.ini", buf);
     int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
     ck_assert_int_ge(fd, 0);
+    static const char config[] = "[animkit]\nautoload = no\n";
+    ck_assert_int_eq(write(fd, config, sizeof config - 1), (ssize_t)(sizeof config - 1));
     close(fd);
-    fd = ak_trust_open(probe, "folder", 0, why, sizeof why);
+    ak_registry_config rc = { sizeof rc, AK_REG_NO_SEARCH, probe, NULL, NULL, NULL, NULL };
+    ak_registry *reg = NULL;
+    ak_report rep = { 0 };
+    ak_status st = ak_registry_open(&rc, &reg, &rep);
+    ak_registry_free(reg);
     unlink(probe);
-    if (fd >= 0) {
-        close(fd);
+    if (st == AK_OK)
         return;
-    }
     if (!getenv("ANIMKIT_UNSAFE_PLUGINS"))
         printf("NOTE: the build tree fails the plugin trust rule (%s); these tests set "
-               "ANIMKIT_UNSAFE_PLUGINS=1\n", why);
+               "ANIMKIT_UNSAFE_PLUGINS=1\n", rep.text);
     setenv("ANIMKIT_UNSAFE_PLUGINS", "1", 1);
 }
 

@@ -116,6 +116,11 @@
  *                    ak_parse_nonfinite(), the words "nan", "inf" and
  *                    "-inf" read back (calls only the C library), for the
  *                    json and gltf plugins, which each had a copy.
+ *                    Later (no ABI change): libanimkit.so exports only
+ *                    the functions these two headers declare AK_API. It
+ *                    used to export 68 internal helpers as well, which no
+ *                    header declared and no plugin or host may call
+ *                    (tests/core/exports.sh).
  */
 #ifndef ANIMKIT_PLUGIN_H
 #define ANIMKIT_PLUGIN_H

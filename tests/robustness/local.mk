@@ -22,11 +22,11 @@ TESTS += tests/robustness/test_alloc_faults tests/robustness/test_file_faults \
 
 tests_robustness_test_alloc_faults_SOURCES = tests/robustness/test_alloc_faults.c $(ROBUST_COMMON)
 tests_robustness_test_alloc_faults_CFLAGS = $(ROBUST_CFLAGS)
-tests_robustness_test_alloc_faults_LDADD = $(ROBUST_LIBS)
+tests_robustness_test_alloc_faults_LDADD = $(ALL_PLUGIN_IMPLS) $(TEST_INTERNAL_LIBS)
 
 tests_robustness_test_file_faults_SOURCES = tests/robustness/test_file_faults.c $(ROBUST_COMMON)
 tests_robustness_test_file_faults_CFLAGS = $(ROBUST_CFLAGS)
-tests_robustness_test_file_faults_LDADD = $(ROBUST_LIBS)
+tests_robustness_test_file_faults_LDADD = $(ALL_PLUGIN_IMPLS) $(TEST_INTERNAL_LIBS)
 
 tests_robustness_test_limits_SOURCES = tests/robustness/test_limits.c $(ROBUST_COMMON)
 tests_robustness_test_limits_CFLAGS = $(ROBUST_CFLAGS)
