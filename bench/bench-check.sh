@@ -41,7 +41,7 @@ awk -v m="$ms" 'BEGIN { exit !(m >= 50 && m < 5000) }' || { echo "FAIL: sleep 0.
 "$bench" -n 1 -t 0 --json $files >"$out"
 "$bench" -n 2 -t 1 --json --no-gltf $files >>"$out"
 python3 - "$out" $files <<'PY'
-import json, sys
+import json, os, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 files = sys.argv[2:]
 runs = [i for i, l in enumerate(lines) if "memcpy_gb_s" in l]
@@ -50,6 +50,11 @@ bad = []
 for run, start in enumerate(runs):
     head = lines[start]
     assert head["memcpy_gb_s"] > 0 and head["clock_ns"] >= 0 and head["rounds"] == (1, 2)[run], head
+    # The processor named as /proc/cpuinfo names it, and no more CPUs than the machine has.
+    cpuinfo = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
+    model = [l.split(":", 1)[1].strip() for l in cpuinfo.splitlines() if l.startswith("model name")]
+    assert head["cpu"] == (model[0] if model else "unknown"), (head["cpu"], model[:1])
+    assert 1 <= head["cpus"] <= os.cpu_count(), head["cpus"]
     rows = [l for l in lines[start + 1:] if "file" in l][:len(files)]
     if [r["file"] for r in rows] != files:
         bad.append("run %d: rows for %r, expected %r" % (run, [r["file"] for r in rows], files))

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 const ak_codec *ifp_codec(void);
 const ak_codec *ani_codec(void);
@@ -82,6 +83,38 @@ static double clock_ns(void)
             best = t;
     }
     return best * 1e9;
+}
+
+/* The processor's name as the kernel gives it (/proc/cpuinfo), so that
+ * figures from different machines are not compared as if from one: the
+ * same code has read five files 14-17 % slower, and written them 4-23 %
+ * slower, on one machine of a kind than on another (bench/HISTORY.md,
+ * thirty-ninth round). Only printable ASCII
+ * other than quotes and backslashes is kept, so it prints as it is in
+ * JSON. "unknown" when there is no such file or line. */
+static void cpu_model(char *buf, size_t size)
+{
+    snprintf(buf, size, "unknown");
+    FILE *fp = fopen("/proc/cpuinfo", "r");
+    if (!fp)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, fp)) {
+        const char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) || !colon)
+            continue;
+        size_t n = 0;
+        for (const char *c = colon + 1; *c && n + 1 < size; c++)
+            if ((*c >= ' ' && *c <= '~' && *c != '"' && *c != '\\') && (n || *c != ' '))
+                buf[n++] = *c;
+        while (n && buf[n - 1] == ' ')
+            n--;
+        buf[n] = '\0';
+        if (!n)
+            snprintf(buf, size, "unknown");
+        break;
+    }
+    fclose(fp);
 }
 
 /* Best-of-rounds memcpy bandwidth over 64 MB, in GB/s: the ceiling any
@@ -631,14 +664,18 @@ int main(int argc, char **argv)
     add_codecs(reg, &rep);
     double mcpy = memcpy_gb_s(rounds < 10 ? rounds : 10); /* 64 MB a round: 10 are plenty */
     double clk = clock_ns();
+    char cpu[128];
+    cpu_model(cpu, sizeof cpu);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (json)
         printf("{\"memcpy_gb_s\":%.2f,\"clock_ns\":%.1f,\"rounds\":%d,\"round_ms\":%g,\"version\":\"%s\","
-               "\"pool\":%s}\n",
-               mcpy, clk, rounds, round_s * 1000, ak_version(), pool_flag ? "false" : "true");
+               "\"pool\":%s,\"cpu\":\"%s\",\"cpus\":%ld}\n",
+               mcpy, clk, rounds, round_s * 1000, ak_version(), pool_flag ? "false" : "true", cpu, cpus);
     else
-        printf("animkit %s, best of %d rounds, a round as many reads (writes) as fit in %g ms; memcpy %.2f GB/s "
-               "in this run; each figure's time includes one clock read (%.1f ns); document memory %s\n",
-               ak_version(), rounds, round_s * 1000, mcpy, clk, memory);
+        printf("animkit %s on %s (%ld CPUs online), best of %d rounds, a round as many reads (writes) as fit in "
+               "%g ms; memcpy %.2f GB/s in this run; each figure's time includes one clock read (%.1f ns); "
+               "document memory %s\n",
+               ak_version(), cpu, cpus, rounds, round_s * 1000, mcpy, clk, memory);
     const char *largest = NULL;
     size_t largest_size = 0;
     for (int i = first; i < argc; i++) {
