@@ -428,6 +428,59 @@ START_TEST(progress_only_on_a_terminal)
 }
 END_TEST
 
+/* Every kind of difference `diff` prints, with the values worked out from
+ * the two documents below: B's clip lasts 1 s longer, Root has one
+ * rotation key fewer, Gone and New are each in one file only, the third
+ * bone's z moves by 3.5 - 3 = 0.5, and A's one event is not in B. The
+ * third bone's name holds a quote and a control byte, which are printed
+ * escaped so that a file cannot drive the terminal. */
+START_TEST(diff_prints_every_kind_of_difference)
+{
+    static const char a[] =
+        "{\"animkit\":1,\"format\":\"ifp\",\"clips\":[{\"name\":\"c\",\"duration\":1.0,\"tracks\":["
+        "{\"bone\":\"Root\",\"rotation\":[[0,0,0,0,1],[1,0,0,0,1]]},"
+        "{\"bone\":\"Gone\",\"translation\":[[0,0,0,0]]},"
+        "{\"bone\":\"Q\\\"\\u0001\",\"translation\":[[0,1,2,3]]}],"
+        "\"events\":[{\"time\":0.5,\"type\":\"sound\",\"info\":\"a.wav\"}]}]}";
+    static const char b[] =
+        "{\"animkit\":1,\"format\":\"ifp\",\"clips\":[{\"name\":\"c\",\"duration\":2.0,\"tracks\":["
+        "{\"bone\":\"Root\",\"rotation\":[[0,0,0,0,1]]},"
+        "{\"bone\":\"New\",\"translation\":[[0,0,0,0]]},"
+        "{\"bone\":\"Q\\\"\\u0001\",\"translation\":[[0,1,2,3.5]]}]}]}";
+    put_bytes(in_dir("a.json"), a, sizeof a - 1);
+    put_bytes(in_dir("b.json"), b, sizeof b - 1);
+    static const char z_line[] =
+        "clip \"c\" bone \"Q\\x22\\x01\" translation: key 0 z differs by 0.5 (the largest difference of this channel)\n";
+    char want[1024];
+    snprintf(want, sizeof want,
+             "clip \"c\": durations differ by 1 s\n"
+             "clip \"c\" bone \"Root\" rotation: 2 keys in A, 1 in B\n"
+             "clip \"c\" bone \"Gone\": track only in A\n"
+             "%s"
+             "clip \"c\" bone \"New\": track only in B\n"
+             "clip \"c\": events differ (1 in A, 0 in B)\n",
+             z_line);
+    ck_assert_int_eq(animkit("diff", in_dir("a.json"), in_dir("b.json"), NULL), 1);
+    char *out = slurp_text(out_path);
+    ck_assert_str_eq(out, want);
+    free(out);
+    /* The tolerance is inclusive: 0.5 apart is the same at --tol 0.5. */
+    ck_assert_int_eq(animkit("diff", "--tol", "0.49", in_dir("a.json"), in_dir("b.json"), NULL), 1);
+    out = slurp_text(out_path);
+    ck_assert_ptr_nonnull(strstr(out, z_line));
+    free(out);
+    ck_assert_int_eq(animkit("diff", "--tol", "0.5", in_dir("a.json"), in_dir("b.json"), NULL), 1);
+    out = slurp_text(out_path);
+    ck_assert_msg(!strstr(out, "differs by") && strstr(out, "2 keys in A, 1 in B"), "%s", out);
+    free(out);
+    /* Usage and input errors, with their sysexits codes. */
+    ck_assert_int_eq(animkit("diff", in_dir("a.json"), NULL), 64);
+    ck_assert_int_eq(animkit("diff", "--tol", "-1", in_dir("a.json"), in_dir("b.json"), NULL), 64);
+    ck_assert_int_eq(animkit("diff", "--tol", "x", in_dir("a.json"), in_dir("b.json"), NULL), 64);
+    ck_assert_int_eq(animkit("diff", in_dir("a.json"), in_dir("none.json"), NULL), 66);
+}
+END_TEST
+
 START_TEST(edit_commands_write_safely_and_diff_exits)
 {
     tiny_ifp(in_dir("a.ifp"), 4);
@@ -638,6 +691,7 @@ int main(void)
     tcase_add_test(tc, two_inputs_one_output_refused);
     tcase_add_test(tc, bones_from_a_skeleton);
     tcase_add_test(tc, edit_commands_write_safely_and_diff_exits);
+    tcase_add_test(tc, diff_prints_every_kind_of_difference);
     tcase_add_test(tc, edit_commands_remove_retime_and_refuse);
     tcase_add_test(tc, bone_names_from_a_dictionary);
     tcase_add_test(tc, json_output_of_failures_and_batch_refusals);
