@@ -481,6 +481,49 @@ START_TEST(diff_prints_every_kind_of_difference)
 }
 END_TEST
 
+/* The time of key `k` of the first track's rotation in clip `c` of an
+ * animkit JSON file. */
+static double rotation_time(const char *path, size_t c, size_t k)
+{
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr);
+    ck_assert_msg(root != NULL, "%s: %s", path, jerr.text);
+    json_t *clip = json_array_get(json_object_get(root, "clips"), c);
+    json_t *key = json_array_get(json_object_get(json_array_get(json_object_get(clip, "tracks"), 0), "rotation"), k);
+    ck_assert_msg(json_is_number(json_array_get(key, 0)), "%s: clip %zu has no rotation key %zu", path, c, k);
+    double t = json_number_value(json_array_get(key, 0));
+    json_decref(root);
+    return t;
+}
+
+/* retime --clip changes the clips it names and no other; a clip that is
+ * not there, or a trim outside a clip, writes nothing. */
+START_TEST(retime_only_the_clips_named)
+{
+    static const char two[] =
+        "{\"animkit\":1,\"format\":\"ifp\",\"clips\":["
+        "{\"name\":\"c1\",\"duration\":1.0,\"tracks\":[{\"bone\":\"Root\",\"rotation\":[[0,0,0,0,1],[1,0,0,0,1]]}]},"
+        "{\"name\":\"c2\",\"duration\":1.0,\"tracks\":[{\"bone\":\"Root\",\"rotation\":[[0,0,0,0,1],[1,0,0,0,1]]}]}]}";
+    put_bytes(in_dir("two.json"), two, sizeof two - 1);
+    ck_assert_int_eq(animkit("retime", in_dir("two.json"), "--clip", "c2", "--speed", "0.5", "-o", in_dir("slow.json"),
+                             NULL), 0);
+    ck_assert_double_eq(rotation_time(in_dir("slow.json"), 0, 1), 1.0); /* c1 as it was */
+    ck_assert_double_eq(rotation_time(in_dir("slow.json"), 1, 1), 2.0); /* c2 at half speed: 1 s / 0.5 */
+    ck_assert_int_eq(animkit("retime", in_dir("two.json"), "--clip", "nope", "--speed", "0.5", "-o", in_dir("x.json"),
+                             NULL), 65);
+    char *err = slurp_text(err_path);
+    ck_assert_msg(strstr(err, "no clip named 'nope'"), "%s", err);
+    free(err);
+    ck_assert_int_eq(access(in_dir("x.json"), F_OK), -1);
+    ck_assert_int_eq(animkit("retime", in_dir("two.json"), "--clip", "c1", "--trim", "5:6", "-o", in_dir("x.json"), NULL),
+                     64);
+    err = slurp_text(err_path);
+    ck_assert_msg(strstr(err, "clip 'c1': cannot retime it that way"), "%s", err);
+    free(err);
+    ck_assert_int_eq(access(in_dir("x.json"), F_OK), -1);
+}
+END_TEST
+
 START_TEST(edit_commands_write_safely_and_diff_exits)
 {
     tiny_ifp(in_dir("a.ifp"), 4);
@@ -692,6 +735,7 @@ int main(void)
     tcase_add_test(tc, bones_from_a_skeleton);
     tcase_add_test(tc, edit_commands_write_safely_and_diff_exits);
     tcase_add_test(tc, diff_prints_every_kind_of_difference);
+    tcase_add_test(tc, retime_only_the_clips_named);
     tcase_add_test(tc, edit_commands_remove_retime_and_refuse);
     tcase_add_test(tc, bone_names_from_a_dictionary);
     tcase_add_test(tc, json_output_of_failures_and_batch_refusals);
