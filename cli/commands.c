@@ -53,10 +53,13 @@ int cmd_formats(cli *c)
         else
             printf("null");
         printf(",\"plugins\":[");
+        int listed = 0;
         for (size_t i = 0; i < n; i++) {
             const ak_plugin_info *p = ak_registry_plugin(c->reg, i);
             const ak_codec *k = p->codec;
-            printf("%s\n {\"name\":", i ? "," : "");
+            if (only && strcmp(only, k->name) != 0)
+                continue;
+            printf("%s\n {\"name\":", listed++ ? "," : "");
             json_string(k->name);
             printf(",\"version\":");
             json_string(k->version);
@@ -73,7 +76,7 @@ int cmd_formats(cli *c)
             printf("}");
         }
         printf("],\n\"refused\":[");
-        for (size_t i = 0; i < r; i++) {
+        for (size_t i = 0; i < r && !only; i++) {
             const ak_refused_plugin *p = ak_registry_refused(c->reg, i);
             printf("%s\n {\"name\":", i ? "," : "");
             json_string(p->name);

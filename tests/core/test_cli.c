@@ -317,6 +317,35 @@ START_TEST(formats_lists_parameters)
 }
 END_TEST
 
+/* formats NAME lists that plugin alone, as text and as JSON; a refused
+ * plugin is listed with its file and reason in both forms. */
+START_TEST(formats_names_one_plugin_and_the_refused)
+{
+    setup();
+    const char *cfg = builtin_config();
+    ck_assert_int_eq(animkit("--config", cfg, "formats", "--json", "anm", NULL), 0);
+    char *o = output();
+    ck_assert_msg(strstr(o, "\"plugins\":[\n {\"name\":\"anm\",") && !strstr(o, "ifp.so") && !strstr(o, "},\n {"),
+                  "%s", o);
+    free(o);
+    char text[2 * PATH_MAX];
+    snprintf(text, sizeof text, "[animkit]\nautoload = no\n[plugin gone]\npath = %s\n", path_in_dir("gone.so"));
+    put("gone.ini", text, strlen(text));
+    ck_assert_int_eq(animkit("--config", path_in_dir("gone.ini"), "formats", "--json", NULL), 0);
+    o = output();
+    char want[2 * PATH_MAX];
+    snprintf(want, sizeof want, "\"plugins\":[],\n\"refused\":[\n {\"name\":\"gone\",\"file\":\"%s\",\"reason\":\"file not found\"}]}\n",
+             path_in_dir("gone.so"));
+    ck_assert_msg(strstr(o, want), "%s", o);
+    free(o);
+    ck_assert_int_eq(animkit("--config", path_in_dir("gone.ini"), "formats", NULL), 0);
+    o = output();
+    snprintf(want, sizeof want, "\nrefused:\n  gone (%s): file not found\n", path_in_dir("gone.so"));
+    ck_assert_msg(strstr(o, want), "%s", o);
+    free(o);
+}
+END_TEST
+
 /* ---- --skeleton --------------------------------------------------------- */
 
 /* A config that loads the build tree's ifp, ani and json plugins. */
@@ -538,6 +567,7 @@ int main(void)
     tcase_add_test(tc, convert_is_atomic_and_needs_force);
     tcase_add_test(tc, declared_parameters_are_checked);
     tcase_add_test(tc, formats_lists_parameters);
+    tcase_add_test(tc, formats_names_one_plugin_and_the_refused);
     tcase_add_test(tc, strict_fails_on_model_errors);
     tcase_add_test(tc, text_errors_show_line_and_column);
     tcase_add_test(tc, skeleton_option);
