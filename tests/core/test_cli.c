@@ -346,6 +346,47 @@ START_TEST(formats_names_one_plugin_and_the_refused)
 }
 END_TEST
 
+/* What info and dump print of a clip's rate, a track's weight, a bone
+ * known only by its hash and an event, from a document written here:
+ * 2955017560 is 0xb021fd58, and the event's BEL byte is printed escaped. */
+START_TEST(info_and_dump_show_rate_weight_hash_and_events)
+{
+    setup();
+    static const char doc[] =
+        "{\"animkit\":1,\"format\":\"ani\",\"clips\":[{\"name\":\"c\",\"duration\":1.0,\"frame_rate\":25,\"tracks\":["
+        "{\"bone\":\"Root\",\"weight\":0.5,\"rotation\":[[0,0,0,0,1]]},"
+        "{\"bone\":\"\",\"hash\":2955017560,\"translation\":[[0,1,2,3]]}],"
+        "\"events\":[{\"time\":0.5,\"type\":\"sound\",\"info\":\"a\\u0007.wav\"}]}]}";
+    put("ev.json", doc, sizeof doc - 1);
+    char text[PATH_MAX + 64];
+    snprintf(text, sizeof text, "[animkit]\nplugin_dir = %s/plugins/json/.libs\n", getenv("AK_BUILDDIR"));
+    put("json.ini", text, strlen(text));
+    char cfg[PATH_MAX];
+    snprintf(cfg, sizeof cfg, "%s", path_in_dir("json.ini"));
+    ck_assert_int_eq(animkit("--config", cfg, "info", "-v", path_in_dir("ev.json"), NULL), 0);
+    char *o = output();
+    char want[PATH_MAX + 512];
+    snprintf(want, sizeof want,
+             "%s: ani, 1 clip, 2 tracks, 2 keys, 1 events\n"
+             "  bone hashes: 1, resolved to names: 0\n"
+             "  clip \"c\": 1 s at 25 fps, 2 tracks, keys: rotation 1 translation 1, 1 events\n"
+             "    event 0.5 s: sound a\\x07.wav\n",
+             path_in_dir("ev.json"));
+    ck_assert_str_eq(o, want);
+    free(o);
+    ck_assert_int_eq(animkit("--config", cfg, "dump", path_in_dir("ev.json"), NULL), 0);
+    o = output();
+    ck_assert_msg(strstr(o, "\n  track \"Root\" weight 0.5\n") && strstr(o, "\n  track \"\" hash 0xb021fd58\n") &&
+                      strstr(o, "\n  event 0.5 s type \"sound\" info \"a\\x07.wav\"\n"),
+                  "%s", o);
+    free(o);
+    ck_assert_int_eq(animkit("--config", cfg, "dump", "--clip", "c", "--clip", "d", path_in_dir("ev.json"), NULL), 64);
+    o = errors();
+    ck_assert_msg(strstr(o, "dump takes one --clip"), "%s", o);
+    free(o);
+}
+END_TEST
+
 /* ---- --skeleton --------------------------------------------------------- */
 
 /* A config that loads the build tree's ifp, ani and json plugins. */
@@ -568,6 +609,7 @@ int main(void)
     tcase_add_test(tc, declared_parameters_are_checked);
     tcase_add_test(tc, formats_lists_parameters);
     tcase_add_test(tc, formats_names_one_plugin_and_the_refused);
+    tcase_add_test(tc, info_and_dump_show_rate_weight_hash_and_events);
     tcase_add_test(tc, strict_fails_on_model_errors);
     tcase_add_test(tc, text_errors_show_line_and_column);
     tcase_add_test(tc, skeleton_option);
