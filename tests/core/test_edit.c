@@ -472,6 +472,47 @@ START_TEST(retime_trim_and_reverse)
 }
 END_TEST
 
+/* Played backwards, a visibility step holds from where the next key was:
+ * steps 1 on [0, 0.4), 0 on [0.4, 0.7) and 1 on [0.7, 1] become 1 on
+ * [0, 0.3), 0 on [0.3, 0.6) and 1 on [0.6, 1]. Events come out in
+ * reverse order at 1 - t: 0.2 "a", 0.5 "b", 0.9 "c" become 0.1 "c",
+ * 0.5 "b", 0.8 "a". */
+START_TEST(retime_reverse_visibility_steps_and_events)
+{
+    ak_doc *doc = ak_doc_new();
+    ak_clip *clip = ak_clip_add(doc, "blink");
+    clip->duration = 1.0;
+    ak_track *t = ak_track_add(clip, "Lid");
+    static const double when[] = { 0, 0.4, 0.7 }, value[] = { 1, 0, 1 };
+    for (int i = 0; i < 3; i++) {
+        ak_key *k = ak_key_add(t, AK_VISIBILITY);
+        k->time = when[i];
+        k->v[0] = value[i];
+    }
+    ak_event_add(clip, 0.2, "sound", "a");
+    ak_event_add(clip, 0.5, "sound", "b");
+    ak_event_add(clip, 0.9, "sound", "c");
+    ak_retime h = how();
+    h.reverse = 1;
+    ck_assert_int_eq(ak_clip_retime(clip, &h), AK_OK);
+    const ak_channel *vis = &clip->tracks[0]->channel[AK_VISIBILITY];
+    ck_assert_uint_eq(vis->count, 3);
+    static const double want_time[] = { 0, 0.3, 0.6 }, want_value[] = { 1, 0, 1 };
+    for (int i = 0; i < 3; i++) {
+        ck_assert_msg(fabs(vis->keys[i].time - want_time[i]) < 1e-12, "key %d at %.17g", i, vis->keys[i].time);
+        ck_assert(vis->keys[i].v[0] == want_value[i]);
+    }
+    ck_assert_uint_eq(clip->event_count, 3);
+    static const char *const want_info[] = { "c", "b", "a" };
+    static const double want_at[] = { 0.1, 0.5, 0.8 };
+    for (int e = 0; e < 3; e++) {
+        ck_assert_str_eq(clip->events[e].info, want_info[e]);
+        ck_assert_msg(fabs(clip->events[e].time - want_at[e]) < 1e-12, "event %d at %.17g", e, clip->events[e].time);
+    }
+    ak_doc_free(doc);
+}
+END_TEST
+
 START_TEST(retime_identity_changes_nothing)
 {
     ak_clip *clip;
@@ -613,6 +654,7 @@ int main(void)
     tcase_add_test(tc, retime_speed);
     tcase_add_test(tc, retime_resample);
     tcase_add_test(tc, retime_trim_and_reverse);
+    tcase_add_test(tc, retime_reverse_visibility_steps_and_events);
     tcase_add_test(tc, retime_identity_changes_nothing);
     tcase_add_test(tc, diff_names_clip_bone_channel_key);
     tcase_add_test(tc, retime_every_corpus_clip);
