@@ -1,20 +1,68 @@
 /* diff.c - what differs between two documents, within a tolerance. */
 #include "internal.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The result and the labels it owns: a track without a bone name is named
+ * by its hash, else its id, else its place ("#0x1a2b3c4d", "#12",
+ * "(track 3)"), so that entries about such tracks can be told apart. */
+typedef struct diff_result {
+    ak_diff pub; /* first: ak_diff_free() is given &pub */
+    char **labels;
+    size_t label_count, label_capacity;
+} diff_result;
+
 typedef struct differ {
-    ak_diff *diff;
+    diff_result *result;
     size_t capacity;
     double tol;
     int failed;
+    const ak_track *labeled; /* the track `label` was made for */
+    const char *label;
 } differ;
+
+static const char *track_label(differ *d, const ak_track *t, size_t index)
+{
+    if (t->bone[0])
+        return t->bone;
+    if (t == d->labeled)
+        return d->label;
+    char text[48];
+    if (t->has_bone_hash)
+        snprintf(text, sizeof text, "#0x%08" PRIx32, t->bone_hash);
+    else if (t->has_bone_id)
+        snprintf(text, sizeof text, "#%" PRId32, t->bone_id);
+    else
+        snprintf(text, sizeof text, "(track %zu)", index);
+    diff_result *r = d->result;
+    if (r->label_count == r->label_capacity) {
+        size_t cap = r->label_capacity ? r->label_capacity * 2 : 8;
+        char **grown = cap < SIZE_MAX / sizeof *grown ? realloc(r->labels, cap * sizeof *grown) : NULL;
+        if (!grown) {
+            d->failed = 1;
+            return NULL;
+        }
+        r->labels = grown;
+        r->label_capacity = cap;
+    }
+    char *copy = strdup(text);
+    if (!copy) {
+        d->failed = 1;
+        return NULL;
+    }
+    r->labels[r->label_count++] = copy;
+    d->labeled = t;
+    d->label = copy;
+    return copy;
+}
 
 static ak_diff_entry *add_entry(differ *d, ak_diff_kind kind, const char *clip, const char *bone)
 {
-    ak_diff *df = d->diff;
+    ak_diff *df = &d->result->pub;
     if (df->count == d->capacity) {
         size_t cap = d->capacity ? d->capacity * 2 : 16;
         ak_diff_entry *p = cap < SIZE_MAX / sizeof *p ? realloc(df->entries, cap * sizeof *p) : NULL;
@@ -67,11 +115,11 @@ static double value_distance(const ak_key *a, const ak_key *b, ak_channel_kind k
     return best;
 }
 
-static void diff_channel(differ *d, const char *clip, const char *bone, ak_channel_kind kind,
+static void diff_channel(differ *d, const char *clip, const ak_track *track, size_t index, ak_channel_kind kind,
                          const ak_channel *a, const ak_channel *b)
 {
     if (a->count != b->count) {
-        ak_diff_entry *e = add_entry(d, AK_DIFF_KEY_COUNT, clip, bone);
+        ak_diff_entry *e = add_entry(d, AK_DIFF_KEY_COUNT, clip, track_label(d, track, index));
         if (e) {
             e->channel = kind;
             e->count_a = a->count;
@@ -97,7 +145,7 @@ static void diff_channel(differ *d, const char *clip, const char *bone, ak_chann
         }
     }
     if (worst > d->tol) {
-        ak_diff_entry *e = add_entry(d, AK_DIFF_KEYS, clip, bone);
+        ak_diff_entry *e = add_entry(d, AK_DIFF_KEYS, clip, track_label(d, track, index));
         if (e) {
             e->channel = kind;
             e->count_a = e->count_b = a->count;
@@ -194,8 +242,6 @@ static void pairing_free(pairing *p)
     free(p->paired);
 }
 
-static const char *bone_label(const ak_track *t) { return t->bone[0] ? t->bone : "(unnamed)"; }
-
 static int events_equal(const ak_clip *a, const ak_clip *b, double tol)
 {
     if (a->event_count != b->event_count)
@@ -229,16 +275,15 @@ static void diff_clip(differ *d, const ak_clip *a, const ak_clip *b)
     for (size_t i = 0; i < a->track_count; i++) {
         const ak_track *ta = a->tracks[i];
         if (p.pair[i] < 0) {
-            add_entry(d, AK_DIFF_TRACK_REMOVED, a->name, bone_label(ta));
+            add_entry(d, AK_DIFF_TRACK_REMOVED, a->name, track_label(d, ta, i));
             continue;
         }
         for (int c = 0; c < AK_CHANNELS; c++)
-            diff_channel(d, a->name, bone_label(ta), (ak_channel_kind)c, &ta->channel[c],
-                         &b->tracks[p.pair[i]]->channel[c]);
+            diff_channel(d, a->name, ta, i, (ak_channel_kind)c, &ta->channel[c], &b->tracks[p.pair[i]]->channel[c]);
     }
     for (size_t j = 0; j < b->track_count; j++)
         if (!p.paired[j])
-            add_entry(d, AK_DIFF_TRACK_ADDED, a->name, bone_label(b->tracks[j]));
+            add_entry(d, AK_DIFF_TRACK_ADDED, a->name, track_label(d, b->tracks[j], j));
     pairing_free(&p);
     if (!events_equal(a, b, d->tol)) {
         ak_diff_entry *e = add_entry(d, AK_DIFF_EVENTS, a->name, NULL);
@@ -254,11 +299,11 @@ ak_status ak_doc_diff(const ak_doc *a, const ak_doc *b, double tol, ak_diff **ou
     if (!a || !b || !out || !(tol >= 0) || ak_doc_outline(a) || ak_doc_outline(b))
         return AK_E_USAGE;
     *out = NULL;
-    differ d = { calloc(1, sizeof(ak_diff)), 0, tol, 0 };
+    differ d = { calloc(1, sizeof(diff_result)), 0, tol, 0, NULL, NULL };
     pairing p = { NULL, NULL, NULL, NULL };
-    if (!d.diff || !pairing_alloc(&p, a->clip_count, b->clip_count)) {
+    if (!d.result || !pairing_alloc(&p, a->clip_count, b->clip_count)) {
         pairing_free(&p);
-        free(d.diff);
+        free(d.result);
         return AK_E_NOMEM;
     }
     for (size_t i = 0; i < a->clip_count; i++)
@@ -277,10 +322,10 @@ ak_status ak_doc_diff(const ak_doc *a, const ak_doc *b, double tol, ak_diff **ou
             add_entry(&d, AK_DIFF_CLIP_ADDED, b->clips[j]->name, NULL);
     pairing_free(&p);
     if (d.failed) {
-        ak_diff_free(d.diff);
+        ak_diff_free(&d.result->pub);
         return AK_E_NOMEM;
     }
-    *out = d.diff;
+    *out = &d.result->pub;
     return AK_OK;
 }
 
@@ -288,6 +333,10 @@ void ak_diff_free(ak_diff *diff)
 {
     if (!diff)
         return;
+    diff_result *r = (diff_result *)diff;
+    for (size_t i = 0; i < r->label_count; i++)
+        free(r->labels[i]);
+    free(r->labels);
     free(diff->entries);
-    free(diff);
+    free(r);
 }

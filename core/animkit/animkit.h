@@ -610,7 +610,10 @@ typedef enum ak_diff_kind {
 typedef struct ak_diff_entry {
     ak_diff_kind kind;
     const char *clip;        /* clip name (from a, or b for an added clip) */
-    const char *bone;        /* track's bone name (or "#hash"/"#id"), NULL for clip entries */
+    const char *bone;        /* track's bone name; for a track without one its hash
+                              * ("#0x1a2b3c4d"), else its id ("#12"), else its place
+                              * ("(track 3)", in a, or in b for an added track);
+                              * NULL for clip entries */
     ak_channel_kind channel; /* AK_DIFF_KEY_COUNT and AK_DIFF_KEYS */
     size_t count_a, count_b; /* keys (AK_DIFF_KEY_COUNT) or events (AK_DIFF_EVENTS) */
     size_t key;              /* AK_DIFF_KEYS: index of the key with the largest difference */
@@ -620,7 +623,8 @@ typedef struct ak_diff_entry {
 
 typedef struct ak_diff {
     size_t count;
-    ak_diff_entry *entries;  /* strings point into the diffed documents */
+    ak_diff_entry *entries;  /* names point into the diffed documents (valid while
+                              * they are), labels of unnamed tracks into the diff */
 } ak_diff;
 
 /* Compares two documents (any formats): clips by name (the n-th clip of a

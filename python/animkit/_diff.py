@@ -27,7 +27,8 @@ class DiffEntry:
 
     kind        DiffKind
     clip        clip name (from a, or b for an added clip)
-    bone        the track's bone name ("#hash"/"#id" for unnamed ones), None for clip entries
+    bone        the track's bone name; for an unnamed one its hash ("#0x1a2b3c4d"), else its
+                id ("#12"), else its place ("(track 3)"); None for clip entries
     channel     "rotation", ... for KEY_COUNT and KEYS, else None
     count_a/b   keys (KEY_COUNT) or events (EVENTS) in a and b
     key         KEYS: index of the key with the largest difference

@@ -597,6 +597,65 @@ END_TEST
 /* Every clip of every corpus IFP trimmed to its middle half, reversed,
  * played at 0.8 and resampled at 30 fps: the writer encodes it and the
  * file reads back with the durations computed here (to a 1/60 s tick). */
+/* Tracks without bone names are paired by hash, else by id, else by
+ * place, and named so in the entries: A's tracks hash 0x11, id 7 and hash
+ * 0x22 against B's id 7, hash 0x11 and hash 0x33 (other order) leave 0x22
+ * removed and 0x33 added. A NaN equals a NaN and is infinitely far from a
+ * number. */
+START_TEST(diff_pairs_and_names_unnamed_tracks)
+{
+    ak_doc *a = ak_doc_new(), *b = ak_doc_new();
+    ak_clip *ca = ak_clip_add(a, "c"), *cb = ak_clip_add(b, "c");
+    ca->duration = cb->duration = 1;
+    static const struct { int hash; uint32_t num; } ta[] = { { 1, 0x11 }, { 0, 7 }, { 1, 0x22 } },
+                                                   tb[] = { { 0, 7 }, { 1, 0x11 }, { 1, 0x33 } };
+    for (int side = 0; side < 2; side++)
+        for (int i = 0; i < 3; i++) {
+            ak_track *t = ak_track_add(side ? cb : ca, "");
+            int hash = side ? tb[i].hash : ta[i].hash;
+            uint32_t num = side ? tb[i].num : ta[i].num;
+            if (hash) {
+                t->has_bone_hash = 1;
+                t->bone_hash = num;
+            } else {
+                t->has_bone_id = 1;
+                t->bone_id = (int32_t)num;
+            }
+            ak_key *k = ak_key_add(t, AK_TRANSLATION);
+            k->v[0] = hash ? 1.0 : NAN; /* the id-7 track holds a NaN on both sides */
+        }
+    ak_diff *d = NULL;
+    ck_assert_int_eq(ak_doc_diff(a, b, 0, &d), AK_OK);
+    ck_assert_uint_eq(d->count, 2);
+    ck_assert_int_eq(d->entries[0].kind, AK_DIFF_TRACK_REMOVED);
+    ck_assert_str_eq(d->entries[0].bone, "#0x00000022");
+    ck_assert_int_eq(d->entries[1].kind, AK_DIFF_TRACK_ADDED);
+    ck_assert_str_eq(d->entries[1].bone, "#0x00000033");
+    ak_diff_free(d);
+    /* The id-7 track's NaN against a number: one entry, infinitely far. */
+    cb->tracks[0]->channel[AK_TRANSLATION].keys[0].v[0] = 2;
+    ck_assert_int_eq(ak_doc_diff(a, b, 1e9, &d), AK_OK);
+    ck_assert_uint_eq(d->count, 3);
+    ck_assert_int_eq(d->entries[0].kind, AK_DIFF_KEYS);
+    ck_assert_str_eq(d->entries[0].bone, "#7");
+    ck_assert_int_eq(d->entries[0].component, 0);
+    ck_assert(isinf(d->entries[0].max_diff));
+    ak_diff_free(d);
+    /* Neither name, hash nor id: paired by place, named by it. */
+    ak_track *pa = ak_track_add(ca, ""), *pb = ak_track_add(cb, "");
+    ak_key_add(pa, AK_ROTATION)->v[3] = 1;
+    ak_key_add(pb, AK_ROTATION)->v[3] = 1;
+    ak_key_add(pb, AK_ROTATION)->v[3] = 1;
+    ck_assert_int_eq(ak_doc_diff(a, b, 1e9, &d), AK_OK);
+    ck_assert_uint_eq(d->count, 4);
+    ck_assert_int_eq(d->entries[2].kind, AK_DIFF_KEY_COUNT);
+    ck_assert_str_eq(d->entries[2].bone, "(track 3)");
+    ak_diff_free(d);
+    ak_doc_free(b);
+    ak_doc_free(a);
+}
+END_TEST
+
 START_TEST(retime_every_corpus_clip)
 {
     static const char *const files[] = { "ifp/vice.ifp", "ifp/ped_cretaceous.ifp", "ifp/covers.ifp",
@@ -657,6 +716,7 @@ int main(void)
     tcase_add_test(tc, retime_reverse_visibility_steps_and_events);
     tcase_add_test(tc, retime_identity_changes_nothing);
     tcase_add_test(tc, diff_names_clip_bone_channel_key);
+    tcase_add_test(tc, diff_pairs_and_names_unnamed_tracks);
     tcase_add_test(tc, retime_every_corpus_clip);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
