@@ -524,6 +524,29 @@ START_TEST(retime_only_the_clips_named)
 }
 END_TEST
 
+/* retime --reverse from the command line: a clip of 1 s with keys at 0
+ * and 0.25 s plays them backwards, the second first, at 1 - 0.25 = 0.75
+ * and 1 - 0 = 1 s. */
+START_TEST(retime_reverse_from_the_command_line)
+{
+    static const char one[] = "{\"animkit\":1,\"format\":\"ifp\",\"clips\":[{\"name\":\"c\",\"duration\":1.0,\"tracks\":["
+                              "{\"bone\":\"Root\",\"rotation\":[[0,0,0,0,1],[0.25,0,0,0.6,0.8]]}]}]}";
+    put_bytes(in_dir("one.json"), one, sizeof one - 1);
+    ck_assert_int_eq(animkit("retime", in_dir("one.json"), "--reverse", "-o", in_dir("rev.json"), NULL), 0);
+    ck_assert_double_eq(rotation_time(in_dir("rev.json"), 0, 0), 0.75);
+    ck_assert_double_eq(rotation_time(in_dir("rev.json"), 0, 1), 1.0);
+    json_error_t jerr;
+    json_t *root = json_load_file(in_dir("rev.json"), 0, &jerr);
+    ck_assert_ptr_nonnull(root);
+    json_t *first = json_array_get(
+        json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(root, "clips"), 0), "tracks"), 0),
+                        "rotation"),
+        0);
+    ck_assert_double_eq(json_number_value(json_array_get(first, 3)), 0.6); /* the 0.25 s key's z */
+    json_decref(root);
+}
+END_TEST
+
 START_TEST(edit_commands_write_safely_and_diff_exits)
 {
     tiny_ifp(in_dir("a.ifp"), 4);
@@ -736,6 +759,7 @@ int main(void)
     tcase_add_test(tc, edit_commands_write_safely_and_diff_exits);
     tcase_add_test(tc, diff_prints_every_kind_of_difference);
     tcase_add_test(tc, retime_only_the_clips_named);
+    tcase_add_test(tc, retime_reverse_from_the_command_line);
     tcase_add_test(tc, edit_commands_remove_retime_and_refuse);
     tcase_add_test(tc, bone_names_from_a_dictionary);
     tcase_add_test(tc, json_output_of_failures_and_batch_refusals);
