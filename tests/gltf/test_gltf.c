@@ -677,7 +677,7 @@ START_TEST(test_external_bin)
         { "../outside.bin", "'..'" }, { "sub/../../outside.bin", "'..'" }, { "/etc/hostname", "absolute" },
         { "http://example.com/a.bin", "URL scheme" }, { "file:///etc/hostname", "URL scheme" },
         { "sub\\\\b.bin", "backslash" }, { "sub//a.bin", "empty path component" },
-        { "link.bin", "leads out" }, { "%2e%2e/outside.bin", "'..'" },
+        { "link.bin", "leads out" }, { "%2e%2e/outside.bin", "'..'" }, { "", "it is empty" },
     };
     for (size_t i = 0; i < sizeof refused_uris / sizeof refused_uris[0]; i++) {
         ck_assert_int_eq(read_external(dir, refused_uris[i].uri, 0, &rep), AK_E_DATA);
@@ -693,6 +693,22 @@ START_TEST(test_external_bin)
     ck_assert_msg(strstr(rep.message, "pipe.bin': not a regular file"), "%s", rep.message);
     ck_assert_int_eq(read_external(dir, "sub", 0, &rep), AK_E_NOINPUT);
     ck_assert_msg(strstr(rep.message, "sub': not a regular file"), "%s", rep.message);
+    /* Bytes with no file name: there is no folder to look in. */
+    snprintf(path, sizeof path, "%s/in/test.gltf", dir);
+    ck_assert_int_eq(read_external(dir, "a.bin", 0, &rep), AK_OK); /* rewrites test.gltf naming a.bin */
+    size_t n;
+    unsigned char *bytes = ak_test_slurp(path, &n);
+    ak_registry *reg = registry();
+    const char *params[] = { "up=y", NULL };
+    ak_options o = { sizeof o, "gltf", NULL, params, 0, 0 };
+    ak_doc *doc = NULL;
+    memset(&rep, 0, sizeof rep);
+    ck_assert_int_eq(ak_read(reg, bytes, n, &o, &doc, &rep), AK_E_NOINPUT);
+    ck_assert_msg(strstr(rep.message, "companion file 'a.bin': the input has no file name to look beside"), "%s",
+                  rep.message);
+    ck_assert_ptr_null(doc);
+    ak_registry_free(reg);
+    free(bytes);
     const char *rm[] = { "in/pipe.bin", "in/link.bin", "in/a.bin", "in/sub/b c.bin", "outside.bin", "in/test.gltf", "in/sub",
                          "in", "" };
     for (int i = 0; i < 9; i++) {
