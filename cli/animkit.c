@@ -35,6 +35,7 @@ static const char usage_text[] =
     "  retime X [--trim T0:T1] [--reverse] [--speed S] [--fps N] [--clip NAME]...\n"
     "  diff A B [--tol T]               what differs; exit 0 equal, 1 not\n"
     "  (edits write to -o OUT, or over X with --in-place)\n"
+    "  (a FILE, IN, OUT or X of - is standard input or output)\n"
     "\n"
     "Options:\n"
     "  -c, --config FILE   use this config file (see animkit(1))\n"
@@ -208,11 +209,35 @@ static int load_bone_names(cli *c, const char *path)
     return 0;
 }
 
+/* What every read of the CLI does after the plugin's: bone names from the
+ * dictionary, the skeleton of --skeleton. */
+static int finish_read(cli *c, ak_doc **doc, const char *path)
+{
+    if (c->bone_name_count)
+        ak_doc_name_bones(*doc, (const char *const *)c->bone_names, c->bone_name_count);
+    int rc = cli_skeleton_attach(c, *doc, path);
+    if (rc) {
+        ak_doc_free(*doc);
+        *doc = NULL;
+    }
+    return rc;
+}
+
 int cli_read(cli *c, const char *path, ak_doc **doc, int show_warnings)
 {
     ak_report rep = { 0 };
     rep.on_message = show_warnings ? cli_print_message : NULL;
     ak_options o = { sizeof o, c->format, path, c->params, 0, c->strict ? AK_READ_STRICT : 0 };
+    if (cli_is_stdio(path)) {
+        rep.on_message = show_warnings ? cli_print_stdin_message : NULL;
+        int rc = cli_read_stdin(c, &o, doc, &rep);
+        if (rc && rep.status != AK_OK && !show_warnings) {
+            fprintf(stderr, "animkit: -: ");
+            cli_put_text(stderr, rep.message);
+            fputc('\n', stderr);
+        }
+        return rc ? rc : finish_read(c, doc, path);
+    }
     ak_status st = ak_read_file(c->reg, path, &o, doc, &rep);
     if (st != AK_OK) {
         if (!show_warnings) {
@@ -222,14 +247,7 @@ int cli_read(cli *c, const char *path, ak_doc **doc, int show_warnings)
         }
         return ak_status_exit(st);
     }
-    if (c->bone_name_count)
-        ak_doc_name_bones(*doc, (const char *const *)c->bone_names, c->bone_name_count);
-    int rc = cli_skeleton_attach(c, *doc, path);
-    if (rc) {
-        ak_doc_free(*doc);
-        *doc = NULL;
-    }
-    return rc;
+    return finish_read(c, doc, path);
 }
 
 /* Appends to a list that keeps a NULL after its last item. */

@@ -190,7 +190,14 @@ static int expand_inputs(batch *b)
         const char *a = b->c->args[i];
         struct stat st;
         int rc;
-        if (stat(a, &st) == 0 && S_ISDIR(st.st_mode))
+        const unsigned char *bytes;
+        size_t size;
+        if (cli_is_stdio(a)) {
+            /* Taken here, before the threads: each "-" reads the same bytes. */
+            if ((rc = cli_stdin_bytes(&bytes, &size)) != 0)
+                return rc;
+            rc = add_input(b, strdup(a), strdup(a));
+        } else if (stat(a, &st) == 0 && S_ISDIR(st.st_mode))
             rc = walk(b, a, "", 0);
         else {
             const char *base = strrchr(a, '/');
@@ -263,7 +270,10 @@ static void log_message(void *user, const ak_message *msg)
         lg->it->warnings++; /* "with warnings" counts what the user was shown */
     if (msg->severity == AK_ERROR || lg->show_warnings) {
         char line[1200];
-        ak_message_format(msg, line, sizeof line);
+        ak_message named = *msg;
+        if (!named.file && cli_is_stdio(lg->it->path))
+            named.file = "-"; /* a read of standard input has no file name */
+        ak_message_format(&named, line, sizeof line);
         if (lg->it->logf) {
             fprintf(lg->it->logf, "animkit: ");
             cli_put_text(lg->it->logf, line); /* messages quote names from the file */
@@ -297,7 +307,17 @@ static ak_status read_item(cli *c, item *it, int show_warnings)
     rep.user = &lg;
     ak_options o = { sizeof o, c->format, it->path, c->params, 0,
                      (c->strict ? AK_READ_STRICT : 0) | (c->outline ? AK_READ_OUTLINE : 0) };
-    ak_status st = ak_read_file(c->reg, it->path, &o, &it->doc, &rep);
+    ak_status st;
+    if (cli_is_stdio(it->path)) {
+        it->rc = cli_read_stdin(c, &o, &it->doc, &rep);
+        if (it->rc && rep.status != AK_OK && !it->errors)
+            note(it, "-: %s", rep.message);
+        if (it->rc)
+            return rep.status != AK_OK ? rep.status : AK_E_NOINPUT;
+        st = AK_OK;
+    } else {
+        st = ak_read_file(c->reg, it->path, &o, &it->doc, &rep);
+    }
     if (st != AK_OK) {
         it->rc = ak_status_exit(st);
         if (!it->errors) /* a failure reported without a message */
@@ -767,6 +787,11 @@ int cmd_batch_convert(cli *c)
         fprintf(stderr, "animkit: --clip works with one input and one output (convert IN OUT)\n");
         return EX_USAGE;
     }
+    for (int i = 0; i < c->arg_count; i++)
+        if (cli_is_stdio(c->args[i]) || cli_is_stdio(c->output)) {
+            fprintf(stderr, "animkit: standard input and output hold one file: convert - OUT, or convert IN -\n");
+            return EX_USAGE;
+        }
     const char *ext = target_extension(c);
     if (!ext)
         return EX_USAGE;

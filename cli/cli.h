@@ -56,6 +56,18 @@ void cli_json_double(double v);
 /* Makes the exit status 74 when standard output could not be written
  * (stdout.c). */
 void cli_check_stdout_at_exit(void);
+/* "-" as a file name (stdin.c): whether `path` is it; the bytes of
+ * standard input, read once (0, or the exit code after saying why); a
+ * read of them with no file name (0 or the exit code; a failed read
+ * leaves its message in the report, a failure to take standard input was
+ * said already and leaves the report's status AK_OK); messages of such a
+ * read named "-"; an encoding into standard output, in --to's format or
+ * else the document's own. */
+int cli_is_stdio(const char *path);
+int cli_stdin_bytes(const unsigned char **bytes, size_t *size);
+void cli_print_stdin_message(void *user, const ak_message *msg);
+int cli_read_stdin(cli *c, const ak_options *options, ak_doc **doc, ak_report *report);
+int cli_write_stdout(cli *c, const ak_doc *doc, const ak_options *options);
 /* The larger (worse) of two exit codes. */
 int cli_worse(int a, int b);
 

@@ -120,16 +120,28 @@ int cmd_probe(cli *c)
         return rc;
     for (int i = 0; i < c->arg_count; i++) {
         ak_report rep = { 0 };
-        ak_mapped_file f;
-        ak_status st = ak_file_map(c->args[i], &f, &rep);
+        ak_mapped_file f = { 0 };
+        const int piped = cli_is_stdio(c->args[i]);
+        ak_status st = AK_OK;
+        if (piped) {
+            int taken = cli_stdin_bytes(&f.data, &f.size);
+            if (taken) {
+                rc = cli_worse(rc, taken);
+                continue;
+            }
+        } else {
+            st = ak_file_map(c->args[i], &f, &rep);
+        }
         if (st == AK_OK) {
             ak_probe_result pr;
-            st = ak_probe(c->reg, f.data, f.size, c->args[i], &pr, &rep);
+            /* Standard input has no name: its bytes alone decide. */
+            st = ak_probe(c->reg, f.data, f.size, piped ? NULL : c->args[i], &pr, &rep);
             if (st == AK_OK) {
                 cli_put_text(stdout, c->args[i]);
                 printf(": %s (score %d)\n", pr.codec->name, pr.score);
             }
-            ak_file_unmap(&f);
+            if (!piped)
+                ak_file_unmap(&f);
         }
         if (st != AK_OK) {
             cli_put_text(stdout, c->args[i]);
@@ -415,8 +427,10 @@ int cmd_convert(cli *c)
         ak_report rep = { 0 };
         rep.on_message = cli_print_message;
         ak_options o = { sizeof o, c->to, out, c->params, 0, 0 };
-        ak_status st = ak_write_file(c->reg, doc, out, &o, c->force ? AK_WRITE_OVERWRITE : 0, &rep);
-        rc = ak_status_exit(st);
+        if (cli_is_stdio(out))
+            rc = cli_write_stdout(c, doc, &o);
+        else
+            rc = ak_status_exit(ak_write_file(c->reg, doc, out, &o, c->force ? AK_WRITE_OVERWRITE : 0, &rep));
     }
     ak_doc_free(doc);
     return rc;

@@ -32,6 +32,8 @@ static int destination(cli *c, const char *in, const char **out, unsigned *flags
         return usage("give either -o OUT or --in-place, not both");
     if (!c->output && !c->in_place)
         return usage("edits write to -o OUT, or over the input with --in-place");
+    if (c->in_place && cli_is_stdio(in))
+        return usage("--in-place cannot replace standard input; write to -o OUT (or -o -)");
     *out = c->output ? c->output : in;
     *flags = c->in_place || c->force ? AK_WRITE_OVERWRITE : 0;
     return 0;
@@ -42,6 +44,8 @@ static int write_doc(cli *c, const ak_doc *doc, const char *out, unsigned flags)
     ak_report rep = { 0 };
     rep.on_message = cli_print_message;
     ak_options o = { sizeof o, c->to, out, c->params, 0, 0 };
+    if (cli_is_stdio(out))
+        return cli_write_stdout(c, doc, &o);
     return ak_status_exit(ak_write_file(c->reg, doc, out, &o, flags, &rep));
 }
 

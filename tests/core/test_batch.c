@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 static char dir[PATH_MAX], exe[PATH_MAX], out_path[PATH_MAX], err_path[PATH_MAX];
+static const char *in_path; /* the CLI's standard input, when set */
 
 static void setup(void)
 {
@@ -64,6 +65,12 @@ static int run_argv(const char *const *args)
         int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(o, 1);
         dup2(e, 2);
+        if (in_path) {
+            int i = open(in_path, O_RDONLY);
+            if (i < 0)
+                _exit(126);
+            dup2(i, 0);
+        }
         execv(exe, (char *const *)args);
         _exit(127);
     }
@@ -547,6 +554,62 @@ START_TEST(retime_reverse_from_the_command_line)
 }
 END_TEST
 
+/* "-" is standard input or output. The bytes alone decide the format (no
+ * name to probe); a same-format write to "-" gives the file back byte for
+ * byte; a terminal or an empty input is refused, and so are --in-place
+ * over standard input and a batch convert through it. */
+START_TEST(dash_is_standard_input_and_output)
+{
+    char ifp[PATH_MAX], anm[PATH_MAX];
+    snprintf(ifp, sizeof ifp, "%s/samples/wave.ifp", getenv("AK_SRCDIR"));
+    snprintf(anm, sizeof anm, "%s/samples/wave.anm", getenv("AK_SRCDIR"));
+    in_path = ifp;
+    ck_assert_int_eq(animkit("info", "-", NULL), 0);
+    char *out = slurp_text(out_path);
+    /* wave.ifp: 3 tracks, 31 keys each of 3 rotations and 1 translation. */
+    ck_assert_msg(!strncmp(out, "-: ifp ANP3, 1 clip, 3 tracks, 124 keys, 0 events\n", 50), "%s", out);
+    free(out);
+    ck_assert_int_eq(animkit("diff", "-", ifp, NULL), 0);
+    ck_assert_int_eq(animkit("probe", "-", NULL), 0);
+    out = slurp_text(out_path);
+    ck_assert_str_eq(out, "-: ifp (score 100)\n");
+    free(out);
+    in_path = anm;
+    ck_assert_int_eq(animkit("convert", "-", "-", NULL), 0); /* the document's own format */
+    ck_assert(same_file(anm, out_path));
+    in_path = NULL;
+    ck_assert_int_eq(animkit("convert", ifp, "-", NULL), 0);
+    ck_assert(same_file(ifp, out_path));
+    ck_assert_int_eq(animkit("convert", ifp, "-", "--to", "json", NULL), 0);
+    ck_assert_int_eq(rename(out_path, in_dir("w.json")), 0);
+    ck_assert_int_eq(animkit("convert", in_dir("w.json"), in_dir("w.ifp"), NULL), 0);
+    ck_assert(same_file(ifp, in_dir("w.ifp")));
+    ck_assert_int_eq(access(in_dir("-"), F_OK), -1);
+    ck_assert_int_eq(access("-", F_OK), -1); /* no file named "-" anywhere */
+
+    in_path = "/dev/null";
+    ck_assert_int_eq(animkit("info", "-", NULL), 65);
+    char *err = slurp_text(err_path);
+    ck_assert_msg(strstr(err, "animkit: -: error: no plugin recognises this file"), "%s", err);
+    free(err);
+    in_path = ifp;
+    ck_assert_int_eq(animkit("rename", "-", "wave", "w2", "--in-place", NULL), 64);
+    ck_assert_int_eq(animkit("convert", "-", "-o", in_dir("out"), "--to", "json", NULL), 64);
+    ck_assert_int_eq(animkit("rename", "-", "wave", "w2", "-o", "-", NULL), 0);
+    int master, slave;
+    ck_assert_int_eq(openpty(&master, &slave, NULL, NULL, NULL), 0);
+    in_path = ttyname(slave);
+    ck_assert_ptr_nonnull(in_path);
+    ck_assert_int_eq(animkit("info", "-", NULL), 66);
+    err = slurp_text(err_path);
+    ck_assert_msg(strstr(err, "standard input is a terminal"), "%s", err);
+    free(err);
+    close(slave);
+    close(master);
+    in_path = NULL;
+}
+END_TEST
+
 START_TEST(edit_commands_write_safely_and_diff_exits)
 {
     tiny_ifp(in_dir("a.ifp"), 4);
@@ -760,6 +823,7 @@ int main(void)
     tcase_add_test(tc, diff_prints_every_kind_of_difference);
     tcase_add_test(tc, retime_only_the_clips_named);
     tcase_add_test(tc, retime_reverse_from_the_command_line);
+    tcase_add_test(tc, dash_is_standard_input_and_output);
     tcase_add_test(tc, edit_commands_remove_retime_and_refuse);
     tcase_add_test(tc, bone_names_from_a_dictionary);
     tcase_add_test(tc, json_output_of_failures_and_batch_refusals);
