@@ -167,6 +167,8 @@ int cmd_split(cli *c)
 {
     if (c->arg_count != 1 || !c->output)
         return usage("split X -o FOLDER [--to FORMAT] [--force]");
+    if (cli_is_stdio(c->output))
+        return usage("split writes a file per clip into a folder; standard output holds one file");
     ak_doc *doc;
     int rc = cli_read(c, c->args[0], &doc, c->verbose);
     if (rc)

@@ -596,6 +596,8 @@ START_TEST(dash_is_standard_input_and_output)
     ck_assert_int_eq(animkit("rename", "-", "wave", "w2", "--in-place", NULL), 64);
     ck_assert_int_eq(animkit("convert", "-", "-o", in_dir("out"), "--to", "json", NULL), 64);
     ck_assert_int_eq(animkit("rename", "-", "wave", "w2", "-o", "-", NULL), 0);
+    ck_assert_int_eq(animkit("split", "-", "-o", "-", NULL), 64); /* a folder of files */
+    ck_assert_int_eq(access("-", F_OK), -1);
     int master, slave;
     ck_assert_int_eq(openpty(&master, &slave, NULL, NULL, NULL), 0);
     in_path = ttyname(slave);
