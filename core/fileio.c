@@ -137,19 +137,45 @@ void ak_file_unmap(ak_mapped_file *file)
 
 static long posix_write(int fd, const void *buf, size_t n) { return (long)write(fd, buf, n); }
 
-/* Moves `from` to `to` unless `to` exists in any form (a dangling symbolic
- * link included), atomically: no check-then-rename race. */
-static int posix_rename_noreplace(const char *from, const char *to)
+static int kernel_rename_noreplace(const char *from, const char *to)
 {
-    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+    return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+}
+
+static const ak_noreplace_calls posix_noreplace_calls = { kernel_rename_noreplace, link, rename };
+
+int ak_move_noreplace(const ak_noreplace_calls *calls, const char *from, const char *to)
+{
+    if (calls->rename_noreplace(from, to) == 0)
         return 0;
     if (errno != EINVAL && errno != ENOSYS)
         return -1;
     /* The file system has no RENAME_NOREPLACE: link() never replaces. */
-    if (link(from, to) != 0)
+    if (calls->link(from, to) == 0) {
+        unlink(from);
+        return 0;
+    }
+    if (errno != EPERM && errno != EOPNOTSUPP && errno != ENOSYS)
         return -1;
-    unlink(from);
-    return 0;
+    /* Nor hard links (FAT, shared folders of some virtual machines): look,
+     * then rename. A file made at `to` in between would be replaced; such a
+     * file system offers nothing atomic, and failing would leave --force,
+     * which does not even look. */
+    struct stat st;
+    if (lstat(to, &st) == 0) {
+        errno = EEXIST;
+        return -1;
+    }
+    if (errno != ENOENT)
+        return -1;
+    return calls->rename(from, to);
+}
+
+/* Moves `from` to `to` unless `to` exists in any form (a dangling symbolic
+ * link included), atomically where the file system allows it. */
+static int posix_rename_noreplace(const char *from, const char *to)
+{
+    return ak_move_noreplace(&posix_noreplace_calls, from, to);
 }
 
 const ak_file_ops ak_posix_file_ops = { posix_write, fsync, rename, posix_rename_noreplace };

@@ -282,6 +282,16 @@ typedef struct ak_file_ops {
     int (*rename_noreplace)(const char *from, const char *to);
 } ak_file_ops;
 extern const ak_file_ops ak_posix_file_ops;
+/* The steps of the POSIX no-replace move, replaceable by tests: the
+ * kernel's renameat2(RENAME_NOREPLACE), then where the file system has no
+ * such rename link() and unlink(), then where it has no hard links a look
+ * (lstat) and a plain rename. Fails with EEXIST when `to` exists. */
+typedef struct ak_noreplace_calls {
+    int (*rename_noreplace)(const char *from, const char *to);
+    int (*link)(const char *from, const char *to);
+    int (*rename)(const char *from, const char *to);
+} ak_noreplace_calls;
+int ak_move_noreplace(const ak_noreplace_calls *calls, const char *from, const char *to);
 ak_status ak_file_replace_with(const ak_file_ops *ops, const char *path, const void *bytes,
                                size_t size, unsigned flags, ak_report *report);
 /* fileio.c: reads `n` bytes of a regular file into `buf`, stopping short

@@ -99,6 +99,67 @@ START_TEST(missing_folder_and_directory_target)
 }
 END_TEST
 
+/* A file system with neither RENAME_NOREPLACE (EINVAL) nor hard links
+ * (EPERM, as FAT answers link()): the move looks, then renames, and still
+ * refuses to replace what is there. One with links but no such rename
+ * moves by link and unlink. */
+static int calls_made;
+static int no_such_rename(const char *from, const char *to)
+{
+    (void)from, (void)to;
+    calls_made++;
+    errno = EINVAL;
+    return -1;
+}
+static int no_links(const char *from, const char *to)
+{
+    (void)from, (void)to;
+    calls_made++;
+    errno = EPERM;
+    return -1;
+}
+
+START_TEST(no_replace_move_without_the_kernel_rename_or_links)
+{
+    setup();
+    char from[PATH_MAX + 16];
+    snprintf(from, sizeof from, "%s/new.tmp", dir);
+    FILE *fp = fopen(from, "w");
+    ck_assert_ptr_nonnull(fp);
+    fputs("new", fp);
+    fclose(fp);
+    const ak_noreplace_calls fat = { no_such_rename, no_links, rename };
+    ck_assert_int_eq(ak_move_noreplace(&fat, from, target), 0);
+    ck_assert_int_eq(calls_made, 2);
+    ck_assert(content_is("new"));
+    ck_assert_int_eq(access(from, F_OK), -1);
+    /* Something is there now: refused, nothing moved. */
+    fp = fopen(from, "w");
+    fputs("newer", fp);
+    fclose(fp);
+    errno = 0;
+    ck_assert_int_eq(ak_move_noreplace(&fat, from, target), -1);
+    ck_assert_int_eq(errno, EEXIST);
+    ck_assert(content_is("new"));
+    ck_assert_int_eq(access(from, F_OK), 0);
+    /* A dangling symbolic link counts as there. */
+    char dangling[PATH_MAX + 16];
+    snprintf(dangling, sizeof dangling, "%s/dangling", dir);
+    ck_assert_int_eq(symlink("nowhere", dangling), 0);
+    ck_assert_int_eq(ak_move_noreplace(&fat, from, dangling), -1);
+    ck_assert_int_eq(errno, EEXIST);
+    /* Links but no such rename: link and unlink, refused over a file. */
+    const ak_noreplace_calls old_nfs = { no_such_rename, link, rename };
+    ck_assert_int_eq(ak_move_noreplace(&old_nfs, from, target), -1);
+    ck_assert_int_eq(errno, EEXIST);
+    ck_assert(unlink(target) == 0 && unlink(dangling) == 0);
+    ck_assert_int_eq(ak_move_noreplace(&old_nfs, from, target), 0);
+    ck_assert(content_is("newer"));
+    ck_assert_int_eq(entries(), 1);
+    ck_assert(unlink(target) == 0 && rmdir(dir) == 0);
+}
+END_TEST
+
 START_TEST(map_reads_whole_file)
 {
     setup();
@@ -129,6 +190,7 @@ int main(void)
     tcase_add_test(tc, failures_leave_the_old_file);
     tcase_add_test(tc, missing_folder_and_directory_target);
     tcase_add_test(tc, map_reads_whole_file);
+    tcase_add_test(tc, no_replace_move_without_the_kernel_rename_or_links);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }
