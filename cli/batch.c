@@ -787,11 +787,13 @@ int cmd_batch_convert(cli *c)
         fprintf(stderr, "animkit: --clip works with one input and one output (convert IN OUT)\n");
         return EX_USAGE;
     }
+    int piped = cli_is_stdio(c->output);
     for (int i = 0; i < c->arg_count; i++)
-        if (cli_is_stdio(c->args[i]) || cli_is_stdio(c->output)) {
-            fprintf(stderr, "animkit: standard input and output hold one file: convert - OUT, or convert IN -\n");
-            return EX_USAGE;
-        }
+        piped |= cli_is_stdio(c->args[i]);
+    if (piped) {
+        fprintf(stderr, "animkit: standard input and output hold one file: convert - OUT, or convert IN -\n");
+        return EX_USAGE;
+    }
     const char *ext = target_extension(c);
     if (!ext)
         return EX_USAGE;
