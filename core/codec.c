@@ -201,6 +201,18 @@ ak_status ak_read(const ak_registry *reg, const void *bytes, size_t size, const 
     return AK_OK;
 }
 
+/* Whether `p` is a better target for a write by extension than `best`: a
+ * codec that writes beats one that only reads, whatever the priorities
+ * (the priority settles probe ties between readers); among equals the
+ * higher priority wins. */
+static int better_target(const ak_plugin_info *p, const ak_plugin_info *best)
+{
+    if (!best)
+        return 1;
+    int p_writes = p->codec->write != NULL, best_writes = best->codec->write != NULL;
+    return p_writes != best_writes ? p_writes : p->priority > best->priority;
+}
+
 /* The codec a write goes to: named, else by the file's extension. */
 static const ak_codec *write_target(const ak_registry *reg, const ak_doc *doc, const ak_options *o,
                                     ak_report *report)
@@ -212,8 +224,7 @@ static const ak_codec *write_target(const ak_registry *reg, const ak_doc *doc, c
     const ak_plugin_info *best = NULL;
     for (size_t i = 0; i < reg->count; i++) {
         const ak_plugin_info *p = &reg->plugins[i];
-        if (ak_codec_has_extension(p->codec, ext) && (!best || p->priority > best->priority ||
-                                                      (p->codec->write && !best->codec->write)))
+        if (ak_codec_has_extension(p->codec, ext) && better_target(p, best))
             best = p;
     }
     if (best)

@@ -498,6 +498,37 @@ START_TEST(add_codec_checks_descriptor)
 }
 END_TEST
 
+/* A codec that only reads .akm files, at a higher priority than akm. */
+static const ak_codec akm_reader = { AK_ABI_MAJOR, AK_ABI_MINOR, sizeof(ak_codec), 0, "akmreader", "1", "t", "MIT",
+                                     "akm", NULL, noop_read, NULL, NULL };
+
+/* A write by extension goes to a codec that writes, even when one that
+ * only reads claims the extension at a higher priority, in either order of
+ * registration. */
+START_TEST(write_by_extension_skips_readers_whatever_their_priority)
+{
+    for (int order = 0; order < 2; order++) {
+        ak_registry_config cfg = { sizeof cfg, AK_REG_NO_PLUGINS, NULL, NULL, NULL, NULL, NULL };
+        ak_registry *reg = NULL;
+        ak_report rep = { 0 };
+        ck_assert_int_eq(ak_registry_open(&cfg, &reg, &rep), AK_OK);
+        const ak_codec *first = order ? &akm_reader : animkit_codec(), *second = order ? animkit_codec() : &akm_reader;
+        ck_assert_int_eq(ak_registry_add_codec(reg, first, first == &akm_reader ? 5 : 0, &rep), AK_OK);
+        ck_assert_int_eq(ak_registry_add_codec(reg, second, second == &akm_reader ? 5 : 0, &rep), AK_OK);
+        ak_doc *doc = ak_doc_new();
+        ak_clip_add(doc, "walk");
+        ak_options o = { sizeof o, NULL, "walk.akm", NULL, 0, 0 };
+        unsigned char *bytes;
+        size_t n;
+        ck_assert_msg(ak_write(reg, doc, &o, &bytes, &n, &rep) == AK_OK, "order %d: %s", order, rep.message);
+        ck_assert_int_eq(memcmp(bytes, "AKM1", 4), 0);
+        ak_buffer_free(reg, bytes);
+        ak_doc_free(doc);
+        ak_registry_free(reg);
+    }
+}
+END_TEST
+
 START_TEST(write_reports_losses_and_picks_by_extension)
 {
     const ak_codec *codecs[] = { animkit_codec(), NULL };
@@ -561,6 +592,7 @@ int main(void)
     tcase_add_test(tc, strict_reads_fail_on_model_errors);
     tcase_add_test(tc, add_codec_checks_descriptor);
     tcase_add_test(tc, write_reports_losses_and_picks_by_extension);
+    tcase_add_test(tc, write_by_extension_skips_readers_whatever_their_priority);
     suite_add_tcase(s, tc);
     return ak_test_run(s);
 }
