@@ -674,6 +674,26 @@ START_TEST(edit_commands_write_safely_and_diff_exits)
     ck_assert_msg(strstr(out, "track \" Root\""), "%s", out);
     free(out);
     ck_assert_int_eq(animkit("bones", in_dir("a.ifp"), "Root", "-o", in_dir("bn2.ifp"), NULL), 64);
+    /* A map with CR LF line ends and a blank line; then one whose third
+     * line is no pair (65, naming the line); then none at all (66). No
+     * output is written by a refused map. */
+    map = fopen(in_dir("crlf.txt"), "w");
+    fputs("# comment\r\n\r\nRoot=Hips\r\n", map);
+    fclose(map);
+    ck_assert_int_eq(animkit("bones", in_dir("a.ifp"), "--map", in_dir("crlf.txt"), "-o", in_dir("bn3.ifp"), NULL), 0);
+    ck_assert_int_eq(animkit("dump", in_dir("bn3.ifp"), NULL), 0);
+    out = slurp_text(out_path);
+    ck_assert_msg(strstr(out, "track \"Hips\" "), "%s", out); /* no CR kept in the name */
+    free(out);
+    map = fopen(in_dir("bad.txt"), "w");
+    fputs("Root=Hips\n\nnonsense\n", map);
+    fclose(map);
+    ck_assert_int_eq(animkit("bones", in_dir("a.ifp"), "--map", in_dir("bad.txt"), "-o", in_dir("bn4.ifp"), NULL), 65);
+    err = slurp_text(err_path);
+    ck_assert_msg(strstr(err, "bad.txt:3: want OLD=NEW"), "%s", err);
+    free(err);
+    ck_assert_int_eq(animkit("bones", in_dir("a.ifp"), "--map", in_dir("none.txt"), "-o", in_dir("bn4.ifp"), NULL), 66);
+    ck_assert_int_eq(access(in_dir("bn4.ifp"), F_OK), -1);
 }
 END_TEST
 
