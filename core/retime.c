@@ -8,8 +8,11 @@
 
 /* Keys closer than this to a wanted time are taken as lying on it. */
 #define SAME_TIME 1e-6
-/* A resample may create at most this many keys per channel. */
+/* A resample may create at most this many keys per channel, and this
+ * many in all (2.4 GB of keys): what a request can make is bounded, and a
+ * larger one is refused before anything is changed. */
 #define MAX_STEPS 10000000.0
+#define MAX_RESAMPLED_KEYS 33554432.0
 
 static ak_heap *clip_heap(ak_clip *clip) { return &clip->doc->private_->heap; }
 
@@ -198,8 +201,22 @@ static ak_status check_retime(const ak_clip *clip, const ak_retime *how)
         return AK_E_USAGE;
     if (!(how->speed >= 0 && isfinite(how->speed)) || !(how->fps >= 0 && isfinite(how->fps)))
         return AK_E_USAGE;
-    if (how->fps > 0 && clip->duration * how->fps > MAX_STEPS)
-        return AK_E_LIMIT;
+    /* The duration once trimmed and slowed down or sped up: what every time
+     * must fit in, and what a resample covers. */
+    double duration = how->trim ? fmin(how->t1, clip->duration) - how->t0 : clip->duration;
+    if (how->speed > 0 && how->speed != 1)
+        duration /= how->speed;
+    if (!isfinite(duration))
+        return AK_E_USAGE;
+    if (how->fps > 0) {
+        size_t channels = 0;
+        for (size_t t = 0; t < clip->track_count; t++)
+            for (int c = 0; c < AK_CHANNELS; c++)
+                channels += clip->tracks[t]->channel[c].count > 0;
+        double steps = duration * how->fps;
+        if (steps > MAX_STEPS || steps * (double)channels > MAX_RESAMPLED_KEYS)
+            return AK_E_LIMIT;
+    }
     return AK_OK;
 }
 

@@ -590,8 +590,11 @@ typedef struct ak_retime {
 /* Retimes every track and event of `clip`. Keys whose time or value
  * changes are re-encoded by writers; ticks follow times when the clip has
  * a tick rate. speed 1, and fps equal to the rate the keys already lie on,
- * change nothing. AK_E_USAGE for a bad range or factor; after AK_E_NOMEM
- * the clip may be partly retimed (retime a copy to keep the original). */
+ * change nothing. AK_E_USAGE for a bad range or factor (one that would
+ * make the duration infinite too); AK_E_LIMIT, with nothing changed, for a
+ * resample of the resulting duration that would make more than 10,000,000
+ * keys a channel or 33,554,432 (2^25) in all; after AK_E_NOMEM the clip
+ * may be partly retimed (retime a copy to keep the original). */
 AK_API ak_status ak_clip_retime(ak_clip *clip, const ak_retime *how);
 
 /* What ak_doc_diff found, one entry per difference. */

@@ -513,6 +513,48 @@ START_TEST(retime_reverse_visibility_steps_and_events)
 }
 END_TEST
 
+/* What a resample makes is bounded by the duration it ends with: 1 s
+ * slowed down 100,000 times and resampled at 1000 fps would be 10^8 keys
+ * a channel (over 10^7); 20 tracks of two channels over 1000 s at 1000
+ * fps, 4 * 10^7 keys in all (over 2^25); a speed that makes the duration
+ * infinite is refused as a bad factor. Each leaves the clip as it was. */
+START_TEST(retime_bounds_what_a_resample_makes)
+{
+    ak_clip *clip;
+    ak_doc *doc = synthetic(&clip);
+    ak_retime h = how();
+    h.speed = 1e-5;
+    h.fps = 1000;
+    ck_assert_int_eq(ak_clip_retime(clip, &h), AK_E_LIMIT);
+    h.speed = 1e-310; /* 1 / 1e-310 overflows */
+    h.fps = 0;
+    ck_assert_int_eq(ak_clip_retime(clip, &h), AK_E_USAGE);
+    ck_assert(clip->duration == 1.0);
+    ck_assert_uint_eq(clip->tracks[0]->channel[AK_ROTATION].count, 3);
+    ck_assert(clip->tracks[0]->channel[AK_ROTATION].keys[2].time == 1.0);
+    ak_doc_free(doc);
+
+    doc = ak_doc_new();
+    clip = ak_clip_add(doc, "long");
+    clip->duration = 1000;
+    for (int t = 0; t < 20; t++) {
+        char name[16];
+        snprintf(name, sizeof name, "b%d", t);
+        ak_track *tr = ak_track_add(clip, name);
+        ak_key_add(tr, AK_ROTATION)->v[3] = 1;
+        ak_key_add(tr, AK_TRANSLATION);
+    }
+    h = how();
+    h.fps = 1000; /* 10^6 keys a channel, within the first bound */
+    ck_assert_int_eq(ak_clip_retime(clip, &h), AK_E_LIMIT);
+    ck_assert_uint_eq(clip->tracks[19]->channel[AK_TRANSLATION].count, 1);
+    h.fps = 1; /* 1001 keys a channel */
+    ck_assert_int_eq(ak_clip_retime(clip, &h), AK_OK);
+    ck_assert_uint_eq(clip->tracks[19]->channel[AK_TRANSLATION].count, 1001);
+    ak_doc_free(doc);
+}
+END_TEST
+
 START_TEST(retime_identity_changes_nothing)
 {
     ak_clip *clip;
@@ -714,6 +756,7 @@ int main(void)
     tcase_add_test(tc, retime_resample);
     tcase_add_test(tc, retime_trim_and_reverse);
     tcase_add_test(tc, retime_reverse_visibility_steps_and_events);
+    tcase_add_test(tc, retime_bounds_what_a_resample_makes);
     tcase_add_test(tc, retime_identity_changes_nothing);
     tcase_add_test(tc, diff_names_clip_bone_channel_key);
     tcase_add_test(tc, diff_pairs_and_names_unnamed_tracks);
