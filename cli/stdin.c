@@ -102,6 +102,13 @@ int cli_read_stdin(cli *c, const ak_options *options, ak_doc **doc, ak_report *r
 
 int cli_write_stdout(cli *c, const ak_doc *doc, const ak_options *options)
 {
+    /* A game file's bytes would drive the terminal (escape sequences), as
+     * gzip and xz refuse to let theirs. */
+    if (isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "animkit: -: standard output is a terminal; redirect it to a file or a pipe "
+                        "(animkit dump shows a file as text)\n");
+        return EX_USAGE;
+    }
     ak_options o = *options;
     o.filename = NULL;
     if (!o.format) /* no extension to go by: the document's own format */

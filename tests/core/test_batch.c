@@ -606,9 +606,18 @@ START_TEST(dash_is_standard_input_and_output)
     err = slurp_text(err_path);
     ck_assert_msg(strstr(err, "standard input is a terminal"), "%s", err);
     free(err);
+    /* Nor are a file's bytes written to a terminal. */
+    in_path = NULL;
+    char saved[PATH_MAX];
+    snprintf(saved, sizeof saved, "%s", out_path);
+    snprintf(out_path, sizeof out_path, "%s", ttyname(slave));
+    ck_assert_int_eq(animkit("convert", ifp, "-", NULL), 64);
+    snprintf(out_path, sizeof out_path, "%s", saved);
+    err = slurp_text(err_path);
+    ck_assert_msg(strstr(err, "standard output is a terminal"), "%s", err);
+    free(err);
     close(slave);
     close(master);
-    in_path = NULL;
 }
 END_TEST
 
