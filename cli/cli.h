@@ -62,7 +62,7 @@ void cli_check_stdout_at_exit(void);
  * leaves its message in the report, a failure to take standard input was
  * said already and leaves the report's status AK_OK); messages of such a
  * read named "-"; an encoding into standard output, in --to's format or
- * else the document's own. */
+ * else the document's own (the core's choice for a write with no name). */
 int cli_is_stdio(const char *path);
 int cli_stdin_bytes(const unsigned char **bytes, size_t *size);
 void cli_print_stdin_message(void *user, const ak_message *msg);

@@ -109,14 +109,9 @@ int cli_write_stdout(cli *c, const ak_doc *doc, const ak_options *options)
                         "(animkit dump shows a file as text)\n");
         return EX_USAGE;
     }
+    /* No file name: without --to, the core writes the document's own format. */
     ak_options o = *options;
     o.filename = NULL;
-    if (!o.format) /* no extension to go by: the document's own format */
-        o.format = doc->format;
-    if (!o.format || !*o.format) {
-        fprintf(stderr, "animkit: -: name the output format with --to when writing to standard output\n");
-        return EX_USAGE;
-    }
     ak_report rep = { 0 };
     rep.on_message = cli_print_stdin_message;
     unsigned char *bytes;

@@ -231,9 +231,12 @@ static const ak_codec *write_target(const ak_registry *reg, const ak_doc *doc, c
         return best->codec;
     if (!file && doc->format[0])
         return codec_named(reg, doc->format, file, report);
-    ak_report_emit(report, AK_ERROR, AK_E_USAGE, file, NULL, -1,
-                   "cannot tell the output format from the name '%s'; name one with --to",
-                   file ? file : "");
+    if (file)
+        ak_report_emit(report, AK_ERROR, AK_E_USAGE, file, NULL, -1,
+                       "cannot tell the output format from the name '%s'; name one with --to", file);
+    else
+        ak_report_emit(report, AK_ERROR, AK_E_USAGE, NULL, NULL, -1,
+                       "no file name or document format to tell the output format from; name one with --to");
     return NULL;
 }
 
